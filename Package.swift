@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Shoebox",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "shoebox", targets: ["shoebox"]),
+        .library(name: "MediaProbe", targets: ["MediaProbe"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries: a module map and a shim header each, nothing else.
+        .systemLibrary(
+            name: "CExif", pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(
+            name: "CHeif", pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev"])]),
+
+        // path -> ProbeReport. The only module that imports the C modules.
+        .target(
+            name: "MediaProbe",
+            dependencies: ["CExif", "CHeif", "CFFmpeg"]),
+
+        .executableTarget(
+            name: "shoebox",
+            dependencies: [
+                "MediaProbe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(
+            name: "MediaProbeTests",
+            dependencies: ["MediaProbe", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,431 @@
+/// Facts read by our own container readers. Each struct is filled by one reader under
+/// `Containers/` or `Metadata/`; the prober only copies them into the report.
+
+/// A typed metadata value from a QuickTime `ilst` (or an `mebx` sample).
+public enum MetadataValue: Sendable, Equatable, Codable, CustomStringConvertible {
+    case string(String)
+    case int(Int64)
+    case uint(UInt64)
+    case float(Double)
+    /// Binary data we do not decode; `type` is the well-known data type, `count` the byte count.
+    case data(type: UInt32, count: Int)
+
+    public var description: String {
+        switch self {
+        case .string(let s): return s
+        case .int(let v): return String(v)
+        case .uint(let v): return String(v)
+        case .float(let v): return String(v)
+        case .data(let type, let count): return "<\(count) bytes, type \(type)>"
+        }
+    }
+
+    public var intValue: Int64? {
+        switch self {
+        case .int(let v): return v
+        case .uint(let v): return v <= UInt64(Int64.max) ? Int64(v) : nil
+        case .float(let v): return v.isFinite && v.rounded() == v ? Int64(v) : nil
+        case .string(let s): return Int64(s.trimmingWhitespace())
+        case .data: return nil
+        }
+    }
+
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let v): return Double(v)
+        case .uint(let v): return Double(v)
+        case .float(let v): return v
+        case .string(let s): return Double(s.trimmingWhitespace())
+        case .data: return nil
+        }
+    }
+}
+
+/// One key/value from a QuickTime `meta` box (`keys` + `ilst`).
+public struct MetadataItem: Sendable, Equatable, Codable {
+    /// The full key, for example `com.apple.quicktime.content.identifier`.
+    public var key: String
+    public var value: MetadataValue
+    /// Box path the item came from, for example `moov/meta` or `moov/trak[1]/meta`.
+    public var source: String
+
+    public init(key: String, value: MetadataValue, source: String) {
+        self.key = key
+        self.value = value
+        self.source = source
+    }
+}
+
+/// One entry of a track's edit list (`elst`), in movie and media time units.
+public struct EditListEntry: Sendable, Equatable, Codable {
+    public var segmentDuration: UInt64
+    /// -1 for an empty edit.
+    public var mediaTime: Int64
+    public var mediaRate: Double
+
+    public init(segmentDuration: UInt64, mediaTime: Int64, mediaRate: Double) {
+        self.segmentDuration = segmentDuration
+        self.mediaTime = mediaTime
+        self.mediaRate = mediaRate
+    }
+}
+
+/// One `trak` of a QuickTime/MP4 movie.
+public struct TrackFacts: Sendable, Equatable, Codable {
+    public var trackID: UInt32
+    /// `hdlr` handler type: `vide`, `soun`, `meta`, …
+    public var handler: String?
+    public var handlerName: String?
+    /// First sample entry's four-character code (`hvc1`, `avc1`, `mebx`, `lpcm`, …).
+    public var sampleEntry: String?
+    /// `tkhd` width/height (16.16 fixed point, rounded).
+    public var width: Int?
+    public var height: Int?
+    /// Sample-entry width/height for visual entries.
+    public var codedWidth: Int?
+    public var codedHeight: Int?
+    /// Rotation in degrees clockwise from the `tkhd` matrix (0, 90, 180, 270).
+    public var rotation: Int?
+    public var mediaTimescale: UInt32?
+    public var mediaDuration: UInt64?
+    /// Total sample count from `stts`.
+    public var sampleCount: UInt64?
+    /// Total duration from `stts` in media units.
+    public var sttsDuration: UInt64?
+    /// `sampleCount / (duration / timescale)`: the measured average rate.
+    public var nominalFrameRate: Double?
+    public var editList: [EditListEntry] = []
+    /// Track-level `meta` keys (lens model, capture mode, …).
+    public var keys: [MetadataItem] = []
+    /// Keys listed by an `mebx` sample description.
+    public var timedMetadataKeys: [String] = []
+
+    public init(trackID: UInt32) { self.trackID = trackID }
+
+    public var durationSeconds: Double? {
+        guard let ts = mediaTimescale, ts > 0, let d = mediaDuration else { return nil }
+        return Double(d) / Double(ts)
+    }
+}
+
+/// What the ISO-BMFF reader finds in a QuickTime or MP4 movie.
+public struct QuickTimeFacts: Sendable, Equatable, Codable {
+    public var movieTimescale: UInt32?
+    public var movieDuration: UInt64?
+    /// `mvhd` creation time (UTC).
+    public var creationTime: FileDate?
+    /// Movie-level `moov/meta` keys.
+    public var movieKeys: [MetadataItem] = []
+    /// `moov/udta` items such as `©xyz` (Android GPS) or `©mak`.
+    public var userData: [MetadataItem] = []
+    public var tracks: [TrackFacts] = []
+    /// Live Photo still-image-time, seconds from the start of the movie.
+    public var stillImageTime: Sourced<Double>?
+
+    public init() {}
+
+    public var durationSeconds: Double? {
+        guard let ts = movieTimescale, ts > 0, let d = movieDuration else { return nil }
+        return Double(d) / Double(ts)
+    }
+
+    /// The first movie-level value for a key.
+    public func movieValue(_ key: String) -> MetadataItem? { movieKeys.first { $0.key == key } }
+
+    /// The first track-level value for a key, searching every track.
+    public func trackValue(_ key: String) -> MetadataItem? {
+        for t in tracks { if let i = t.keys.first(where: { $0.key == key }) { return i } }
+        return nil
+    }
+
+    public var videoTrack: TrackFacts? { tracks.first { $0.handler == "vide" } }
+}
+
+/// One HEIF item from `iinf`.
+public struct HEIFItem: Sendable, Equatable, Codable {
+    public var id: UInt32
+    public var type: String
+    public var name: String?
+    public var contentType: String?
+    public var hidden: Bool
+
+    public init(id: UInt32, type: String, name: String? = nil, contentType: String? = nil, hidden: Bool = false) {
+        self.id = id
+        self.type = type
+        self.name = name
+        self.contentType = contentType
+        self.hidden = hidden
+    }
+}
+
+/// An auxiliary image and what it is (`auxC` URN).
+public struct HEIFAuxiliary: Sendable, Equatable, Codable {
+    public var itemID: UInt32
+    public var type: String
+    /// The item the `auxl` reference points to.
+    public var forItem: UInt32?
+
+    public init(itemID: UInt32, type: String, forItem: UInt32?) {
+        self.itemID = itemID
+        self.type = type
+        self.forItem = forItem
+    }
+}
+
+/// An entity group from `grpl` (for example `ster`, a stereo pair).
+public struct HEIFEntityGroup: Sendable, Equatable, Codable {
+    public var type: String
+    public var groupID: UInt32
+    public var entityIDs: [UInt32]
+
+    public init(type: String, groupID: UInt32, entityIDs: [UInt32]) {
+        self.type = type
+        self.groupID = groupID
+        self.entityIDs = entityIDs
+    }
+}
+
+/// What the HEIF `meta` reader finds.
+public struct HEIFFacts: Sendable, Equatable, Codable {
+    public var primaryItemID: UInt32?
+    public var items: [HEIFItem] = []
+    /// Primary item `ispe`.
+    public var width: Int?
+    public var height: Int?
+    /// Primary item `irot`: anticlockwise quarter turns 0…3.
+    public var rotation: Int?
+    /// Primary item `imir` axis (0 vertical, 1 horizontal).
+    public var mirror: Int?
+    public var auxiliaries: [HEIFAuxiliary] = []
+    public var entityGroups: [HEIFEntityGroup] = []
+    /// Where the Exif item's TIFF data sits (after its 4-byte header offset field).
+    public var exifRange: ByteRange?
+    public var xmpRange: ByteRange?
+    /// Top-level `mpvd` box payload (Samsung/Google HEIC motion photo).
+    public var motionPhotoVideo: ByteRange?
+    /// `colr` nclx transfer characteristics of the primary item (16 = PQ, 18 = HLG).
+    public var transferCharacteristics: Int?
+
+    public init() {}
+}
+
+/// JPEG segments we care about.
+public struct JPEGFacts: Sendable, Equatable, Codable {
+    /// SOF dimensions.
+    public var width: Int?
+    public var height: Int?
+    /// APP1 Exif payload range (starting at `Exif\0\0`).
+    public var exifRange: ByteRange?
+    /// APP1 XMP packet range, and whether Extended XMP parts were joined.
+    public var xmpRange: ByteRange?
+    public var hasExtendedXMP: Bool = false
+    /// MPF (APP2) image count and extra images (gain maps, depth, …).
+    public var mpfImages: [MPFImage] = []
+    /// Offset just after the first EOI of the primary image.
+    public var endOfImage: UInt64?
+    /// Bytes after EOI that are not an MPF image, when any.
+    public var trailer: ByteRange?
+
+    public init() {}
+}
+
+public struct MPFImage: Sendable, Equatable, Codable {
+    public var range: ByteRange
+    public var typeCode: UInt32
+
+    public init(range: ByteRange, typeCode: UInt32) {
+        self.range = range
+        self.typeCode = typeCode
+    }
+}
+
+public struct PNGFacts: Sendable, Equatable, Codable {
+    public var width: Int?
+    public var height: Int?
+    /// `acTL` frame count and plays (APNG).
+    public var animationFrames: Int?
+    public var animationPlays: Int?
+    /// `eXIf` chunk range (raw TIFF).
+    public var exifRange: ByteRange?
+    /// tEXt/zTXt/iTXt keywords and their text (XMP is parsed separately).
+    public var textChunks: [String: String] = [:]
+    public var hasXMP: Bool = false
+
+    public init() {}
+}
+
+public struct GIFFacts: Sendable, Equatable, Codable {
+    public var width: Int
+    public var height: Int
+    public var frameCount: Int
+    /// NETSCAPE2.0 loop count (0 = forever); nil when absent.
+    public var loopCount: Int?
+
+    public init(width: Int, height: Int, frameCount: Int, loopCount: Int?) {
+        self.width = width
+        self.height = height
+        self.frameCount = frameCount
+        self.loopCount = loopCount
+    }
+}
+
+public struct WebPFacts: Sendable, Equatable, Codable {
+    public var width: Int?
+    public var height: Int?
+    public var animated: Bool = false
+    public var frameCount: Int?
+    public var loopCount: Int?
+    public var hasEXIF: Bool = false
+    public var hasXMP: Bool = false
+    public var exifRange: ByteRange?
+
+    public init() {}
+}
+
+/// XMP fields Shoebox uses, keyed by canonical `Prefix:Name` (prefixes normalised by namespace URI:
+/// `GCamera`, `Container`, `Item`, `GPano`, `exif`, `xmp`, `photoshop`, `tiff`, `dc`, `MicroVideo` is
+/// under `GCamera`).
+public struct XMPFacts: Sendable, Equatable, Codable {
+    public var fields: [String: String] = [:]
+    /// `Container:Directory` items in order.
+    public var directory: [XMPDirectoryItem] = []
+    /// Where the packet came from (JPEG APP1, HEIF item, PNG iTXt, sidecar…).
+    public var source: String
+
+    public init(source: String) { self.source = source }
+
+    public subscript(_ key: String) -> String? { fields[key] }
+}
+
+public struct XMPDirectoryItem: Sendable, Equatable, Codable {
+    public var mime: String?
+    public var semantic: String?
+    public var length: UInt64?
+    public var padding: UInt64?
+
+    public init(mime: String?, semantic: String?, length: UInt64?, padding: UInt64?) {
+        self.mime = mime
+        self.semantic = semantic
+        self.length = length
+        self.padding = padding
+    }
+}
+
+/// Samsung's SEFT trailer at the end of a JPEG.
+public struct SamsungTrailer: Sendable, Equatable, Codable {
+    public struct Entry: Sendable, Equatable, Codable {
+        public var type: UInt16
+        public var name: String
+        /// Payload (after the name) inside the file.
+        public var data: ByteRange
+
+        public init(type: UInt16, name: String, data: ByteRange) {
+            self.type = type
+            self.name = name
+            self.data = data
+        }
+    }
+
+    public var entries: [Entry] = []
+
+    public init() {}
+}
+
+/// The Apple maker note ("Apple iOS"), parsed from raw bytes (reference §1.1).
+public struct AppleMakerNote: Sendable, Equatable, Codable {
+    public enum Value: Sendable, Equatable, Codable, CustomStringConvertible {
+        case int(Int64)
+        case ints([Int64])
+        case rational(Double)
+        case rationals([Double])
+        case string(String)
+        case data(Int)
+
+        public var description: String {
+            switch self {
+            case .int(let v): return String(v)
+            case .ints(let v): return v.map(String.init).joined(separator: " ")
+            case .rational(let v): return String(v)
+            case .rationals(let v): return v.map { String($0) }.joined(separator: " ")
+            case .string(let s): return s
+            case .data(let n): return "<\(n) bytes>"
+            }
+        }
+
+        public var intValue: Int64? {
+            switch self {
+            case .int(let v): return v
+            case .ints(let v): return v.first
+            default: return nil
+            }
+        }
+    }
+
+    public var version: Int
+    public var bigEndian: Bool
+    /// Tag → value, every tag in the IFD.
+    public var entries: [UInt16: Value] = [:]
+    /// RunTime (0x0003) CMTime, when its binary plist decodes.
+    public var runTime: RunTime?
+
+    public struct RunTime: Sendable, Equatable, Codable {
+        public var value: Int64
+        public var timescale: Int64
+        public var flags: Int64
+        public var epoch: Int64
+
+        public init(value: Int64, timescale: Int64, flags: Int64, epoch: Int64) {
+            self.value = value
+            self.timescale = timescale
+            self.flags = flags
+            self.epoch = epoch
+        }
+    }
+
+    public init(version: Int, bigEndian: Bool) {
+        self.version = version
+        self.bigEndian = bigEndian
+    }
+
+    public static let tagRunTime: UInt16 = 0x0003
+    public static let tagAccelerationVector: UInt16 = 0x0008
+    public static let tagHDRImageType: UInt16 = 0x000A
+    public static let tagBurstUUID: UInt16 = 0x000B
+    public static let tagContentIdentifier: UInt16 = 0x0011
+    public static let tagImageCaptureType: UInt16 = 0x0014
+    public static let tagImageUniqueID: UInt16 = 0x0015
+    public static let tagLivePhotoVideoIndex: UInt16 = 0x0017
+    public static let tagImageProcessingFlags: UInt16 = 0x0019
+    public static let tagQualityHint: UInt16 = 0x001A
+    public static let tagCameraType: UInt16 = 0x002E
+
+    public func string(_ tag: UInt16) -> String? {
+        if case .string(let s)? = entries[tag] { return s }
+        return nil
+    }
+
+    public func int(_ tag: UInt16) -> Int64? { entries[tag]?.intValue }
+
+    public var contentIdentifier: String? { string(Self.tagContentIdentifier) }
+    public var burstUUID: String? { string(Self.tagBurstUUID) }
+    public var imageUniqueID: String? { string(Self.tagImageUniqueID) }
+    public var hdrImageType: Int64? { int(Self.tagHDRImageType) }
+    public var imageCaptureType: Int64? { int(Self.tagImageCaptureType) }
+    public var imageProcessingFlags: Int64? { int(Self.tagImageProcessingFlags) }
+    public var cameraType: Int64? { int(Self.tagCameraType) }
+    public var livePhotoVideoIndex: Int64? { int(Self.tagLivePhotoVideoIndex) }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace || f == "\0" { s.removeFirst() }
+        while let l = s.last, l.isWhitespace || l == "\0" { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Random access to the bytes of one file (or an in-memory buffer), never past its end.
+///
+/// Readers ask for ranges; a request that runs past the end comes back short, never as a crash.
+/// Sources are opened read-only.
+public protocol ByteSource: Sendable {
+    var size: UInt64 { get }
+    /// Up to `count` bytes from `offset`; fewer when the end is reached.
+    func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8]
+}
+
+extension ByteSource {
+    /// Exactly `count` bytes from `offset`, or a truncation error naming `what`.
+    public func readExactly(at offset: UInt64, count: Int, what: String) throws(ProbeError) -> [UInt8] {
+        let bytes = try read(at: offset, count: count)
+        guard bytes.count == count else {
+            throw ProbeError(.truncated, "\(what): wanted \(count) bytes at offset \(offset), file has \(size)")
+        }
+        return bytes
+    }
+
+    /// A range, clamped to `limit` bytes so that no declared length can force a huge allocation.
+    public func read(_ range: ByteRange, limit: Int, what: String) throws(ProbeError) -> [UInt8] {
+        guard range.length <= UInt64(limit) else {
+            throw ProbeError(.tooLarge, "\(what): \(range.length) bytes at offset \(range.offset) exceeds the \(limit)-byte limit")
+        }
+        return try readExactly(at: range.offset, count: Int(range.length), what: what)
+    }
+}
+
+/// Bytes already in memory (tests, fuzzing, embedded blocks).
+public struct MemorySource: ByteSource {
+    public let bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public var size: UInt64 { UInt64(bytes.count) }
+
+    public func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8] {
+        guard offset < size, count > 0 else { return [] }
+        let start = Int(offset)
+        let end = start + min(count, bytes.count - start)
+        return Array(bytes[start..<end])
+    }
+}
+
+/// A regular file opened read-only; reads with `pread`, so it is safe to share across tasks.
+public final class FileSource: ByteSource {
+    public let path: String
+    public let size: UInt64
+    private let fd: Int32
+
+    /// Opens `path` read-only. Refuses anything but a regular file (a FIFO would block, a device could
+    /// be endless) before opening it.
+    public init(path: String) throws(ProbeError) {
+        self.path = path
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            throw ProbeError(.unreadable, "stat failed: \(String(cString: strerror(errno)))", function: "stat")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw ProbeError(.notRegularFile, "not a regular file (\(FileSource.describeMode(st.st_mode)))")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else {
+            throw ProbeError(.unreadable, "open failed: \(String(cString: strerror(errno)))", function: "open")
+        }
+        var st2 = stat()
+        guard fstat(fd, &st2) == 0, (st2.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw ProbeError(.notRegularFile, "changed into something other than a regular file while opening")
+        }
+        self.fd = fd
+        self.size = UInt64(st2.st_size)
+    }
+
+    deinit { close(fd) }
+
+    public func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8] {
+        guard count > 0, offset < size else { return [] }
+        let n = Int(min(UInt64(count), size - offset))
+        var out = [UInt8](repeating: 0, count: n)
+        var done = 0
+        while done < n {
+            let r = out.withUnsafeMutableBytes { buf in
+                pread(fd, buf.baseAddress! + done, n - done, off_t(offset) + off_t(done))
+            }
+            if r < 0 {
+                if errno == EINTR { continue }
+                throw ProbeError(.ioError, "read failed at offset \(offset + UInt64(done)): \(String(cString: strerror(errno)))", function: "pread")
+            }
+            if r == 0 { break }  // the file shrank under us
+            done += r
+        }
+        if done < n { out.removeSubrange(done...) }
+        return out
+    }
+
+    static func describeMode(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "directory"
+        case S_IFIFO: return "FIFO"
+        case S_IFCHR: return "character device"
+        case S_IFBLK: return "block device"
+        case S_IFSOCK: return "socket"
+        case S_IFLNK: return "symbolic link"
+        default: return "mode \(mode)"
+        }
+    }
+}

@@ -1,0 +1,2 @@
+import MediaProbe
+print("shoebox")

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Locates `../shared/corpus` (or `$SHOEBOX_CORPUS`) for tests that need the real device files.
+public enum Corpus {
+    /// The corpus directory, or nil when it is absent (tests then skip with a clear message).
+    public static let root: URL? = {
+        let env = ProcessInfo.processInfo.environment
+        if let p = env["SHOEBOX_CORPUS"], FileManager.default.fileExists(atPath: p) {
+            return URL(fileURLWithPath: p, isDirectory: true)
+        }
+        // Tests/TestSupport/Corpus.swift -> package root -> ../shared/corpus
+        let pkg = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let c = pkg.deletingLastPathComponent().appendingPathComponent("shared/corpus", isDirectory: true)
+        return FileManager.default.fileExists(atPath: c.appendingPathComponent("assets.json").path) ? c : nil
+    }()
+
+    public static var isAvailable: Bool { root != nil }
+
+    /// Why corpus tests are skipped.
+    public static let skipMessage = "../shared/corpus is absent (set SHOEBOX_CORPUS to run the corpus tests)"
+
+    /// The package root (for Fixtures/).
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    public static var fixtures: URL { packageRoot.appendingPathComponent("Fixtures", isDirectory: true) }
+
+    /// Every media file in the corpus (relative paths), excluding `facts/` and the docs.
+    public static func mediaFiles() -> [String] {
+        guard let root else { return [] }
+        var out: [String] = []
+        let en = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
+        while let u = en?.nextObject() as? URL {
+            let rel = String(u.path.dropFirst(root.path.count + 1))
+            if rel.hasPrefix("facts/") || ["README.md", "SOURCES.md", "assets.json"].contains(rel) { continue }
+            if (try? u.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true { out.append(rel) }
+        }
+        return out.sorted()
+    }
+
+    /// The oracle facts for a corpus file: `facts/a__b__c.jpg.json` parsed as JSON.
+    public static func facts(for relativePath: String) -> [String: Any]? {
+        guard let root else { return nil }
+        let name = relativePath.replacingOccurrences(of: "/", with: "__") + ".json"
+        let url = root.appendingPathComponent("facts").appendingPathComponent(name)
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+}
