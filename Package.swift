@@ -28,10 +28,16 @@ let package = Package(
             name: "MediaProbe",
             dependencies: ["CExif", "CHeif", "CFFmpeg"]),
 
+        // Stages, crawling, bounded concurrency.
+        .target(
+            name: "Pipeline",
+            dependencies: ["MediaProbe"]),
+
         .executableTarget(
             name: "shoebox",
             dependencies: [
                 "MediaProbe",
+                "Pipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -35,6 +35,28 @@ public enum MetadataValue: Sendable, Equatable, Codable, CustomStringConvertible
         return nil
     }
 
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let v = try? c.decode(Int64.self) { self = .int(v); return }
+        if let v = try? c.decode(UInt64.self) { self = .uint(v); return }
+        if let v = try? c.decode(Double.self) { self = .float(v); return }
+        if let v = try? c.decode(String.self) { self = .string(v); return }
+        let d = try c.decode([String: Int].self)
+        self = .data(type: UInt32(d["type"] ?? 0), count: d["count"] ?? 0)
+    }
+
+    /// Encodes as a plain JSON value (binary data as `{"type": T, "count": N}`).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .string(let s): try c.encode(s)
+        case .int(let v): try c.encode(v)
+        case .uint(let v): try c.encode(v)
+        case .float(let v): try c.encode(v.isFinite ? v : 0)
+        case .data(let type, let count): try c.encode(["type": Int(type), "count": count])
+        }
+    }
+
     public var doubleValue: Double? {
         switch self {
         case .int(let v): return Double(v)

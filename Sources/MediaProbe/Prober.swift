@@ -1,0 +1,556 @@
+/// Options for a probe.
+public struct ProbeOptions: Sendable, Equatable {
+    /// Ask libheif to decode the primary image, not only to open it (slow on large HEICs).
+    public var verifyHEIFDecode = false
+    /// Cross-check movies with libavformat.
+    public var useLibavformat = true
+    /// Confirm HEIFs open with libheif.
+    public var useLibheif = true
+
+    public init(verifyHEIFDecode: Bool = false, useLibavformat: Bool = true, useLibheif: Bool = true) {
+        self.verifyHEIFDecode = verifyHEIFDecode
+        self.useLibavformat = useLibavformat
+        self.useLibheif = useLibheif
+    }
+}
+
+/// `path → ProbeReport`: facts only, every fact tagged with where it came from.
+///
+/// Never throws and never crashes on bad input: a file that cannot be read yields a report whose
+/// `issues` name the stage and the reason. Safe to call from many tasks at once.
+public struct Prober: Sendable {
+    public var options: ProbeOptions
+
+    public init(options: ProbeOptions = ProbeOptions()) { self.options = options }
+
+    /// Largest metadata block (EXIF, XMP) read into memory.
+    static let maxMetadataBlock = 16 << 20
+
+    public func probe(path: String) -> ProbeReport {
+        let source: FileSource
+        do {
+            source = try FileSource(path: path)
+        } catch {
+            var r = ProbeReport(path: path, fileSize: 0, kind: .unknown)
+            r.fail(.open, error.description)
+            return r
+        }
+        return probe(source: source, path: path, onDisk: true)
+    }
+
+    /// Probes bytes from any source. `onDisk` allows the C libraries (which open the path themselves).
+    public func probe(source: any ByteSource, path: String, onDisk: Bool = false) -> ProbeReport {
+        var ctx = ProbeContext(source: source, path: path, options: options, onDisk: onDisk)
+        ctx.run()
+        return ctx.report
+    }
+}
+
+/// One probe in progress.
+struct ProbeContext {
+    let source: any ByteSource
+    let path: String
+    let options: ProbeOptions
+    let onDisk: Bool
+    var report: ProbeReport
+
+    init(source: any ByteSource, path: String, options: ProbeOptions, onDisk: Bool) {
+        self.source = source
+        self.path = path
+        self.options = options
+        self.onDisk = onDisk
+        self.report = ProbeReport(path: path, fileSize: source.size, kind: .unknown)
+    }
+
+    mutating func run() {
+        let header: [UInt8]
+        do {
+            header = try source.read(at: 0, count: Sniffer.headerSize)
+        } catch {
+            report.fail(.open, error.description)
+            return
+        }
+        var kind = Sniffer.sniff(header, fileSize: source.size)
+        report.kind = kind
+        switch kind {
+        case .empty:
+            report.fail(.sniff, "empty file (0 bytes)")
+            return
+        case .unknown:
+            report.fail(.sniff, "unrecognised content (first bytes \(hex(header.prefix(8)))); not a supported image, video or sidecar")
+            checkExtension()
+            return
+        default: break
+        }
+
+        switch kind {
+        case .jpeg: readJPEG(source, container: "JPEG")
+        case .png: readPNG()
+        case .gif: readGIF()
+        case .webp: readWebP()
+        case .raf: readRAF()
+        case _ where kind.isTIFFBased: kind = readTIFF()
+        case _ where kind.isBMFF: readBMFF()
+        case .avi, .matroska, .webm, .mpegTS: readWithLibavformat(analyze: true)
+        case .xmp:
+            attempt(.xmp) { (c: inout ProbeContext) throws(ProbeError) in
+                let bytes = try c.source.read(ByteRange(offset: 0, length: c.source.size), limit: Prober.maxMetadataBlock, what: "XMP sidecar")
+                c.applyXMP(bytes, source: "XMP sidecar")
+            }
+        default: break  // AAE and JSON sidecars are read by the assembly stage.
+        }
+        report.kind = kind
+        locateMotionPhoto()
+        fillPixelSize()
+        checkExtension()
+    }
+
+    // MARK: - Families
+
+    mutating func readJPEG(_ src: any ByteSource, container: String) {
+        attempt(.jpeg) { (c: inout ProbeContext) throws(ProbeError) in
+            let r = try JPEGReader.read(src)
+            for w in r.warnings { c.report.warn(.jpeg, w) }
+            c.report.jpeg = r.facts
+            if let range = r.facts.exifRange {
+                c.attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in
+                    let block = try src.read(range, limit: Prober.maxMetadataBlock, what: "APP1 Exif segment")
+                    try c.applyExif(block, container: "\(container) APP1")
+                }
+            }
+            if let xmp = r.xmpPacket { c.applyXMP(xmp, source: "\(container) APP1 XMP") }
+        }
+        if report.kind == .jpeg {
+            attempt(.jpeg) { (c: inout ProbeContext) throws(ProbeError) in
+                c.report.samsungTrailer = try SamsungTrailerReader.read(c.source)
+            }
+        }
+    }
+
+    mutating func readPNG() {
+        attempt(.png) { (c: inout ProbeContext) throws(ProbeError) in
+            let r = try PNGReader.read(c.source)
+            for w in r.warnings { c.report.warn(.png, w) }
+            c.report.png = r.facts
+            if let range = r.facts.exifRange {
+                c.attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in
+                    let block = try c.source.read(range, limit: Prober.maxMetadataBlock, what: "PNG eXIf chunk")
+                    try c.applyExif(block, container: "PNG eXIf")
+                }
+            }
+            if let xmp = r.xmpPacket { c.applyXMP(xmp, source: "PNG iTXt XML:com.adobe.xmp") }
+        }
+    }
+
+    mutating func readGIF() {
+        attempt(.gif) { (c: inout ProbeContext) throws(ProbeError) in c.report.gif = try GIFReader.read(c.source) }
+    }
+
+    mutating func readWebP() {
+        attempt(.webp) { (c: inout ProbeContext) throws(ProbeError) in
+            let r = try WebPReader.read(c.source)
+            for w in r.warnings { c.report.warn(.webp, w) }
+            c.report.webp = r.facts
+            if let range = r.facts.exifRange {
+                c.attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in
+                    let block = try c.source.read(range, limit: Prober.maxMetadataBlock, what: "WebP EXIF chunk")
+                    try c.applyExif(block, container: "WebP EXIF")
+                }
+            }
+            if let xmp = r.xmpPacket { c.applyXMP(xmp, source: "WebP XMP chunk") }
+        }
+    }
+
+    /// TIFF-based RAW or TIFF: libexif on the first 64 KiB (its APP1-sized cap), then refine the kind
+    /// from the tags (DNGVersion, Make).
+    mutating func readTIFF() -> ContainerKind {
+        var kind = report.kind
+        attempt(.tiff) { (c: inout ProbeContext) throws(ProbeError) in
+            var block = try c.source.read(at: 0, count: ExifReader.maxBlock - 6)
+            // Panasonic (IIU) and Olympus (IIRO/IIRS) use their own magic numbers in an otherwise
+            // standard TIFF header; libexif wants 42.
+            if block.count >= 4, block[0] == 0x49, block[1] == 0x49, block[2] != 0x2A {
+                block[2] = 0x2A
+                block[3] = 0
+            }
+            try c.applyExif(block, container: "TIFF header")
+        }
+        if kind == .tiff {
+            let make = report.camera.make?.value.uppercased() ?? ""
+            if isDNGFlag {
+                kind = .dng
+            } else if make.hasPrefix("NIKON") {
+                kind = .nef
+            } else if make.hasPrefix("SONY") {
+                kind = .arw
+            } else if make.hasPrefix("PENTAX") || make.hasPrefix("RICOH") {
+                kind = .pef
+            }
+        }
+        return kind
+    }
+
+    /// Set by `applyExif` when IFD0 carries DNGVersion.
+    var isDNGFlag = false
+
+    /// Fujifilm RAF: a header pointing at an embedded JPEG that carries the EXIF.
+    mutating func readRAF() {
+        attempt(.jpeg) { (c: inout ProbeContext) throws(ProbeError) in
+            let h = try c.source.readExactly(at: 84, count: 8, what: "RAF header JPEG pointer")
+            let off = BinaryReader.uint(h, at: 0, size: 4, bigEndian: true) ?? 0
+            let len = BinaryReader.uint(h, at: 4, size: 4, bigEndian: true) ?? 0
+            guard off > 0, len > 0, off + len <= c.source.size else {
+                throw ProbeError(.malformed, "RAF embedded JPEG at \(off) length \(len) lies outside the file")
+            }
+            let slice = SliceSource(base: c.source, range: ByteRange(offset: off, length: len))
+            c.readJPEG(slice, container: "RAF embedded JPEG")
+            c.report.jpeg = nil  // the preview's size is not the RAW's
+        }
+    }
+
+    mutating func readBMFF() {
+        attempt(.bmff) { (c: inout ProbeContext) throws(ProbeError) in
+            let r = try BMFFReader.read(c.source)
+            for w in r.warnings { c.report.warn(.bmff, w) }
+            c.report.brands = r.brands
+            if !r.brands.isEmpty { c.report.kind = Sniffer.kind(forBrands: r.brands) }
+            c.report.quickTime = r.quickTime
+            c.report.heif = r.heif
+            if let heif = r.heif {
+                if let range = heif.exifRange {
+                    c.attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in
+                        let block = try c.source.read(range, limit: Prober.maxMetadataBlock, what: "HEIF Exif item")
+                        try c.applyExif(block, container: "HEIF Exif item")
+                    }
+                }
+                if let range = heif.xmpRange {
+                    c.attempt(.xmp) { (c: inout ProbeContext) throws(ProbeError) in
+                        let block = try c.source.read(range, limit: Prober.maxMetadataBlock, what: "HEIF XMP item")
+                        c.applyXMP(block, source: "HEIF XMP item")
+                    }
+                }
+            }
+            for (i, range) in r.tiffBlocks.enumerated() {
+                c.attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in
+                    let block = try c.source.read(range, limit: ExifReader.maxBlock - 6, what: "CR3 CMT\(i + 1) TIFF block")
+                    try c.applyExif(block, container: "CR3 CMT block")
+                }
+            }
+            if let qt = r.quickTime { c.applyQuickTime(qt) }
+        }
+        if report.kind == .heic || report.kind == .avif {
+            attempt(.jpeg) { (c: inout ProbeContext) throws(ProbeError) in
+                c.report.samsungTrailer = try SamsungTrailerReader.read(c.source)
+            }
+            if options.useLibheif, onDisk {
+                do {
+                    let note = try HEIFDecodeCheck.check(path: path, decode: options.verifyHEIFDecode)
+                    report.heifDecodes = Sourced(true, note)
+                } catch {
+                    report.heifDecodes = Sourced(false, "libheif 1.15: \(error.description)")
+                    report.warn(.libheif, "libheif 1.15 cannot read this file (\(error.description)); metadata comes from our own reader")
+                }
+            }
+        } else if report.kind.isVideo {
+            readWithLibavformat(analyze: false)
+        }
+    }
+
+    mutating func readWithLibavformat(analyze: Bool) {
+        guard options.useLibavformat, onDisk else { return }
+        do {
+            let r = try AVProbe.probe(path: path, analyze: analyze)
+            report.format = r.format
+            report.streams = r.streams
+            crossCheckStreams()
+            if report.quickTime == nil { applyFormatTags(r.format) }
+        } catch {
+            let stage: ProbeStage = .libavformat
+            if report.quickTime == nil {
+                report.fail(stage, error.description)
+            } else {
+                report.warn(stage, "\(error.description); facts come from our own box reader")
+            }
+        }
+    }
+
+    // MARK: - Metadata blocks
+
+    mutating func applyExif(_ block: [UInt8], container: String) throws(ProbeError) {
+        let r = try ExifReader.read(block, container: container)
+        isDNGFlag = isDNGFlag || r.isDNG
+        if report.exif == nil { report.exif = r.exif } else { mergeExif(r.exif) }
+        report.camera.make = report.camera.make ?? r.camera.make
+        report.camera.model = report.camera.model ?? r.camera.model
+        report.camera.software = report.camera.software ?? r.camera.software
+        report.camera.lensMake = report.camera.lensMake ?? r.camera.lensMake
+        report.camera.lensModel = report.camera.lensModel ?? r.camera.lensModel
+        report.orientation = report.orientation ?? r.orientation
+        report.location = report.location ?? r.location
+        report.dates.original = report.dates.original ?? r.dates.original
+        report.dates.digitized = report.dates.digitized ?? r.dates.digitized
+        report.dates.modified = report.dates.modified ?? r.dates.modified
+        report.dates.gps = report.dates.gps ?? r.dates.gps
+        if report.kind.isTIFFBased || report.kind == .cr3 {
+            report.pixelWidth = report.pixelWidth ?? r.imageWidth
+            report.pixelHeight = report.pixelHeight ?? r.imageHeight
+        }
+        if let mn = r.makerNote, AppleMakerNoteReader.isAppleMakerNote(mn), report.apple == nil {
+            do {
+                report.apple = try AppleMakerNoteReader.parse(mn)
+            } catch {
+                report.warn(.makerNote, "Apple maker note in \(container): \(error.description)")
+            }
+        }
+    }
+
+    mutating func mergeExif(_ e: ExifFacts) {
+        guard var x = report.exif else { return }
+        x.customRendered = x.customRendered ?? e.customRendered
+        x.userComment = x.userComment ?? e.userComment
+        x.imageUniqueID = x.imageUniqueID ?? e.imageUniqueID
+        x.exifPixelWidth = x.exifPixelWidth ?? e.exifPixelWidth
+        x.exifPixelHeight = x.exifPixelHeight ?? e.exifPixelHeight
+        x.imageDescription = x.imageDescription ?? e.imageDescription
+        x.focalLengthIn35mm = x.focalLengthIn35mm ?? e.focalLengthIn35mm
+        x.makerNoteSize = x.makerNoteSize ?? e.makerNoteSize
+        report.exif = x
+    }
+
+    mutating func applyXMP(_ packet: [UInt8], source: String) {
+        let x = XMPReader.parse(packet, source: source)
+        if var existing = report.xmp {
+            existing.fields.merge(x.fields) { old, _ in old }
+            if existing.directory.isEmpty { existing.directory = x.directory }
+            report.xmp = existing
+        } else {
+            report.xmp = x
+        }
+        if report.dates.xmpCreation == nil {
+            for key in ["exif:DateTimeOriginal", "photoshop:DateCreated", "xmp:CreateDate"] {
+                if let v = x[key], let d = XMPDate.parse(v) {
+                    report.dates.xmpCreation = Sourced(d, "XMP \(key) (\(source))")
+                    break
+                }
+            }
+        }
+    }
+
+    mutating func applyQuickTime(_ qt: QuickTimeFacts) {
+        if let c = qt.creationTime {
+            report.dates.movieHeaderCreation = Sourced(c, "QuickTime mvhd creation time (UTC)")
+        }
+        if let item = qt.movieValue("com.apple.quicktime.creationdate"), let s = item.value.stringValue,
+            let d = ExifDate.parse(s, subSeconds: nil, offset: nil)
+        {
+            report.dates.quickTimeCreation = Sourced(d, "\(item.source) com.apple.quicktime.creationdate")
+        }
+        let locationKeys = ["com.apple.quicktime.location.ISO6709"]
+        for key in locationKeys {
+            if let item = qt.movieValue(key), let s = item.value.stringValue, let g = ISO6709.parse(s) {
+                report.location = Sourced(g, "\(item.source) \(key)")
+                break
+            }
+        }
+        if report.location == nil, let item = qt.userData.first(where: { $0.key == "©xyz" }),
+            let s = item.value.stringValue, let g = ISO6709.parse(s)
+        {
+            report.location = Sourced(g, "\(item.source) ©xyz")
+        }
+        func text(_ key: String, track: Bool = false) -> Sourced<String>? {
+            let item = track ? qt.trackValue(key) : qt.movieValue(key)
+            guard let item, let s = item.value.stringValue?.trimmingWhitespace(), !s.isEmpty else { return nil }
+            return Sourced(s, "\(item.source) \(key)")
+        }
+        report.camera.make = report.camera.make ?? text("com.apple.quicktime.make")
+        report.camera.model = report.camera.model ?? text("com.apple.quicktime.model")
+        report.camera.software = report.camera.software ?? text("com.apple.quicktime.software")
+        report.camera.lensModel = report.camera.lensModel ?? text("com.apple.quicktime.camera.lens_model", track: true)
+        for (key, ud) in [("©mak", \CameraFacts.make), ("©mod", \CameraFacts.model)] where report.camera[keyPath: ud] == nil {
+            if let item = qt.userData.first(where: { $0.key == key }), let s = item.value.stringValue, !s.isEmpty {
+                report.camera[keyPath: ud] = Sourced(s, "\(item.source) \(key)")
+            }
+        }
+    }
+
+    /// MP4/MOV tags from libavformat, used only when our box reader found nothing (AVI, MTS, MKV).
+    mutating func applyFormatTags(_ f: FormatFacts) {
+        if report.dates.movieHeaderCreation == nil, let c = f.tags["creation_time"],
+            let d = ExifDate.parse(c, subSeconds: nil, offset: nil)
+        {
+            report.dates.movieHeaderCreation = Sourced(d, "libavformat format tag creation_time")
+        }
+        if report.camera.make == nil, let m = f.tags["make"] ?? f.tags["com.apple.quicktime.make"] {
+            report.camera.make = Sourced(m, "libavformat format tag make")
+        }
+        if report.camera.model == nil, let m = f.tags["model"] ?? f.tags["com.apple.quicktime.model"] {
+            report.camera.model = Sourced(m, "libavformat format tag model")
+        }
+        if report.location == nil, let s = f.tags["location"], let g = ISO6709.parse(s) {
+            report.location = Sourced(g, "libavformat format tag location")
+        }
+    }
+
+    /// Compares libavformat's stream view with our own box reading; disagreements are warnings.
+    mutating func crossCheckStreams() {
+        guard let qt = report.quickTime, let video = qt.videoTrack,
+            let s = report.streams.first(where: { $0.type == "video" })
+        else { return }
+        if let w = video.codedWidth ?? video.width, let sw = s.width, w != sw {
+            report.warn(.libavformat, "video width: box reader \(w), libavformat \(sw)")
+        }
+        if let ours = video.nominalFrameRate, let claimed = s.claimedFrameRate, claimed > ours * 1.5 {
+            report.warn(
+                .libavformat,
+                "libavformat r_frame_rate claims \(format2(claimed)) fps; stts gives a real average of \(format2(ours)) fps (reference C7)"
+            )
+        }
+        if let n = video.sampleCount, let fc = s.frameCount, UInt64(fc) != n {
+            report.warn(.libavformat, "video sample count: stts \(n), libavformat nb_frames \(fc)")
+        }
+        if let intent = qt.movieValue("com.apple.quicktime.full-frame-rate-playback-intent"),
+            let theirs = report.format?.tags["com.apple.quicktime.full-frame-rate-playback-intent"],
+            theirs != intent.value.description
+        {
+            report.warn(.libavformat, "full-frame-rate-playback-intent: ilst says \(intent.value), libavformat says \(theirs) (reference C4/C5)")
+        }
+    }
+
+    // MARK: - Derived facts
+
+    /// Finds an Android motion photo's embedded MP4 and verifies the `ftyp` at its start.
+    mutating func locateMotionPhoto() {
+        let size = source.size
+        var candidates: [(ByteRange, String)] = []
+        if let r = report.heif?.motionPhotoVideo { candidates.append((r, "HEIF top-level 'mpvd' box payload")) }
+        if let e = report.samsungTrailer?.entries.first(where: { $0.name == "MotionPhoto_Data" }) {
+            candidates.append((e.data, "Samsung SEFT trailer MotionPhoto_Data"))
+        }
+        let xmp = report.xmp
+        let claims = xmp?["GCamera:MotionPhoto"] == "1" || xmp?["GCamera:MicroVideo"] == "1"
+        if let dir = xmp?.directory, let idx = dir.firstIndex(where: { $0.semantic == "MotionPhoto" }) {
+            let tail = dir[idx...].reduce(UInt64(0)) { $0 + ($1.length ?? 0) + ($1.padding ?? 0) }
+            let len = dir[idx].length ?? 0
+            if tail > 0, tail <= size, len > 0 {
+                candidates.append((ByteRange(offset: size - tail, length: len), "XMP Container:Directory MotionPhoto item"))
+            }
+        }
+        if let s = xmp?["GCamera:MicroVideoOffset"], let off = UInt64(s), off > 0, off <= size {
+            candidates.append((ByteRange(offset: size - off, length: off), "XMP GCamera:MicroVideoOffset"))
+        }
+        if let t = report.jpeg?.trailer, t.length > 8 { candidates.append((t, "data after the JPEG EOI")) }
+        for (range, how) in candidates where range.length >= 8 && range.end <= size {
+            guard let head = try? source.read(at: range.offset, count: 12), head.count == 12, head.matches("ftyp", at: 4)
+            else { continue }
+            let ts = xmp?["GCamera:MotionPhotoPresentationTimestampUs"] ?? xmp?["GCamera:MicroVideoPresentationTimestampUs"]
+            report.embeddedVideo = EmbeddedVideo(range: range, source: how + " (ftyp verified)", presentationTimestampUs: ts.flatMap { Int64($0) })
+            return
+        }
+        if claims {
+            report.warn(.motionPhoto, "XMP claims a motion photo but no MP4 (ftyp) was found at any declared offset")
+        }
+    }
+
+    /// The stored pixel size, from the most direct source for the container.
+    mutating func fillPixelSize() {
+        if report.pixelWidth != nil && report.pixelHeight != nil { return }
+        func set(_ w: Int?, _ h: Int?, _ src: String) {
+            guard let w, let h, w > 0, h > 0 else { return }
+            report.pixelWidth = Sourced(w, src)
+            report.pixelHeight = Sourced(h, src)
+        }
+        if let j = report.jpeg { set(j.width, j.height, "JPEG SOF") }
+        if let p = report.png { set(p.width, p.height, "PNG IHDR") }
+        if let g = report.gif { set(g.width, g.height, "GIF logical screen descriptor") }
+        if let w = report.webp { set(w.width, w.height, "WebP VP8/VP8L/VP8X header") }
+        if let h = report.heif { set(h.width, h.height, "HEIF primary item 'ispe'") }
+        if report.pixelWidth == nil, let v = report.quickTime?.videoTrack {
+            if v.codedWidth != nil { set(v.codedWidth, v.codedHeight, "video sample entry width/height") }
+            else { set(v.width, v.height, "video track 'tkhd' width/height") }
+        }
+        if report.pixelWidth == nil, let s = report.streams.first(where: { $0.type == "video" }) {
+            set(s.width, s.height, "libavformat video stream")
+        }
+        if report.pixelWidth == nil, let e = report.exif {
+            set(e.exifPixelWidth?.value, e.exifPixelHeight?.value, "EXIF ExifImageWidth/ExifImageHeight")
+        }
+    }
+
+    mutating func checkExtension() {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return }
+        let ext = name[name.index(after: dot)...].lowercased()
+        let kind = report.kind
+        guard kind != .empty, kind != .unknown, !kind.extensions.contains(ext) else { return }
+        // A TIFF-based RAW is refined from its tags; a plain TIFF header behind a RAW extension is fine.
+        if kind == .tiff, ["dng", "nef", "nrw", "arw", "pef", "srw", "3fr", "erf", "mef", "mos", "iiq", "rwl", "sr2"].contains(ext) {
+            return
+        }
+        report.warn(.sniff, "extension .\(ext) does not match the content (\(kind.rawValue))")
+    }
+
+    // MARK: - Helpers
+
+    /// Runs one reader; its `ProbeError` becomes an error issue at `stage`, and the probe goes on.
+    mutating func attempt(_ stage: ProbeStage, _ body: (inout ProbeContext) throws(ProbeError) -> Void) {
+        do {
+            try body(&self)
+        } catch {
+            report.fail(stage, error.description)
+        }
+    }
+
+    func hex<C: Collection>(_ b: C) -> String where C.Element == UInt8 {
+        b.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+    }
+
+    func format2(_ v: Double) -> String { String((v * 100).rounded() / 100) }
+}
+
+/// A window onto part of another source (an embedded JPEG, a motion-photo video).
+struct SliceSource: ByteSource {
+    let base: any ByteSource
+    let range: ByteRange
+
+    var size: UInt64 { range.length }
+
+    func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8] {
+        guard offset < range.length, count > 0 else { return [] }
+        let n = Int(min(UInt64(count), range.length - offset))
+        return try base.read(at: range.offset + offset, count: n)
+    }
+}
+
+/// ISO 6709 location strings: `+48.8583+002.2945+035.000/`.
+enum ISO6709 {
+    static func parse(_ s: String) -> GeoLocation? {
+        var numbers: [Double] = []
+        var current = ""
+        for ch in s {
+            if ch == "+" || ch == "-" {
+                if !current.isEmpty, let v = Double(current) { numbers.append(v) }
+                current = String(ch)
+            } else if ch.isNumber || ch == "." {
+                current.append(ch)
+            } else {
+                if !current.isEmpty, let v = Double(current) { numbers.append(v) }
+                current = ""
+                if ch == "/" { break }
+            }
+        }
+        if !current.isEmpty, let v = Double(current) { numbers.append(v) }
+        guard numbers.count >= 2, abs(numbers[0]) <= 90, abs(numbers[1]) <= 180 else { return nil }
+        return GeoLocation(latitude: numbers[0], longitude: numbers[1], altitude: numbers.count > 2 ? numbers[2] : nil)
+    }
+}
+
+/// XMP dates: `2016-05-04T12:00:00.123+02:00`, possibly date-only.
+enum XMPDate {
+    static func parse(_ s: String) -> FileDate? {
+        let t = s.trimmingWhitespace()
+        if t.count >= 19 { return ExifDate.parse(t, subSeconds: nil, offset: nil) }
+        if t.count == 10 { return ExifDate.parse(t + "T00:00:00", subSeconds: nil, offset: nil) }
+        if t.count == 16 { return ExifDate.parse(t + ":00", subSeconds: nil, offset: nil) }
+        return nil
+    }
+}

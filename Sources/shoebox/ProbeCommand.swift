@@ -1,0 +1,152 @@
+import ArgumentParser
+import Foundation
+import MediaProbe
+import Pipeline
+
+/// `shoebox probe PATH…`: one report of facts per file.
+struct ProbeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe",
+        abstract: "Read the facts of each file (no judgement): dimensions, dates, GPS, Apple keys, streams.",
+        discussion: """
+            Exit status: 0 when every file probed cleanly, 1 when some had errors (their reports are still \
+            printed), 2 for usage errors.
+            """)
+
+    @Argument(help: "Files or directories (directories are walked; symbolic links are followed without loops).")
+    var paths: [String]
+
+    @Option(help: "Output format: json, ndjson or table.")
+    var format: OutputFormat = .json
+
+    @Flag(help: "Ask libheif to decode each HEIF's primary image (slower; by default it is only opened).")
+    var verifyDecode = false
+
+    @Flag(help: "Include hidden files and directories.")
+    var hidden = false
+
+    @Option(help: "Files probed at once (default: the number of cores).")
+    var jobs: Int?
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("Give at least one file or directory to probe.") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+    }
+
+    func run() async throws {
+        let prober = Prober(options: ProbeOptions(verifyHEIFDecode: verifyDecode))
+        let out = ReportWriter(format: format)
+        var entries: [CrawlEntry] = []
+        Crawler(includeHidden: hidden).walk(paths) { entries.append($0) }
+        let width = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        var failed = 0
+        try await ProbeRunner.run(entries, prober: prober, width: width) { report in
+            if !report.isClean { failed += 1 }
+            try out.write(report)
+        }
+        try out.finish()
+        if failed > 0 {
+            FileHandle.standardError.write(Data("\(failed) of \(entries.count) files had errors\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Probes entries with bounded parallelism and delivers reports in input order.
+enum ProbeRunner {
+    static func run(
+        _ entries: [CrawlEntry], prober: Prober, width: Int,
+        deliver: (ProbeReport) throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: (Int, ProbeReport).self) { group in
+            var next = 0
+            var pending: [Int: ProbeReport] = [:]
+            var emit = 0
+            func submit() {
+                guard next < entries.count else { return }
+                let i = next, entry = entries[i]
+                next += 1
+                group.addTask {
+                    if let error = entry.error {
+                        var r = ProbeReport(path: entry.path, fileSize: 0, kind: .unknown)
+                        r.issues.append(ProbeIssue(severity: .error, stage: .open, reason: error))
+                        return (i, r)
+                    }
+                    return (i, prober.probe(path: entry.path))
+                }
+            }
+            for _ in 0..<max(1, width) { submit() }
+            while let (i, report) = try await group.next() {
+                pending[i] = report
+                while let r = pending.removeValue(forKey: emit) {
+                    try deliver(r)
+                    emit += 1
+                }
+                submit()
+            }
+        }
+    }
+}
+
+/// Writes reports as JSON (one array), NDJSON (a line each) or a table.
+final class ReportWriter {
+    let format: OutputFormat
+    private var count = 0
+    private let encoder: JSONEncoder
+    private let stdout = FileHandle.standardOutput
+
+    init(format: OutputFormat) {
+        self.format = format
+        encoder = JSONEncoder()
+        encoder.outputFormatting = format == .json ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+    }
+
+    func write(_ r: ProbeReport) throws {
+        switch format {
+        case .json:
+            var text = String(decoding: try encoder.encode(r), as: UTF8.self)
+            text = text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
+            emit((count == 0 ? "[\n" : ",\n") + text)
+        case .ndjson:
+            emit(String(decoding: try encoder.encode(r), as: UTF8.self) + "\n")
+        case .table:
+            if count == 0 { emit(TableRow.header + "\n") }
+            emit(TableRow(r).line + "\n")
+        }
+        count += 1
+    }
+
+    func finish() throws {
+        if format == .json { emit(count == 0 ? "[]\n" : "\n]\n") }
+    }
+
+    private func emit(_ s: String) { stdout.write(Data(s.utf8)) }
+}
+
+/// One line of `--format table`.
+struct TableRow {
+    static let header = pad("KIND", 6) + " " + pad("SIZE", 11) + " " + pad("DATE", 25) + " " + pad("CAMERA", 24) + " "
+        + pad("NOTES", 30) + " PATH"
+    let line: String
+
+    init(_ r: ProbeReport) {
+        let size = r.pixelWidth.map { "\($0.value)x\(r.pixelHeight?.value ?? 0)" } ?? "-"
+        let date = (r.dates.original ?? r.dates.quickTimeCreation ?? r.dates.digitized ?? r.dates.movieHeaderCreation)?.value.description ?? "-"
+        let camera = [r.camera.make?.value, r.camera.model?.value].compactMap { $0 }.joined(separator: " ")
+        var notes: [String] = []
+        if let id = r.apple?.contentIdentifier ?? r.quickTime?.movieValue("com.apple.quicktime.content.identifier")?.value.stringValue {
+            notes.append("cid:" + id.prefix(8))
+        }
+        if r.apple?.burstUUID != nil { notes.append("burst") }
+        if r.embeddedVideo != nil { notes.append("motion") }
+        if let fps = r.quickTime?.videoTrack?.nominalFrameRate { notes.append(String(format: "%.1ffps", fps)) }
+        let errors = r.issues.filter { $0.severity == .error }
+        if !errors.isEmpty { notes.append("ERR:" + errors[0].stage.rawValue) }
+        line = TableRow.pad(r.kind.rawValue, 6) + " " + TableRow.pad(size, 11) + " " + TableRow.pad(date, 25) + " "
+            + TableRow.pad(camera.isEmpty ? "-" : camera, 24) + " " + TableRow.pad(notes.joined(separator: ","), 30) + " " + r.path
+    }
+
+    static func pad(_ s: String, _ n: Int) -> String {
+        s.count >= n ? String(s.prefix(n)) : s + String(repeating: " ", count: n - s.count)
+    }
+}

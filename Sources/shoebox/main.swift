@@ -1,2 +1,0 @@
-import MediaProbe
-print("shoebox")
