@@ -1,0 +1,25 @@
+# Shoebox in a container: build with the Swift toolchain on bookworm, run on bookworm-slim.
+# Usage: docker build -t shoebox . && docker run --rm -v /photos:/photos:ro shoebox probe /photos
+
+FROM swift:6.3-bookworm AS build
+RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        libexif-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libsqlite3-dev libvips-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --static-swift-stdlib --product shoebox \
+    && install -D "$(swift build -c release --show-bin-path)/shoebox" /out/shoebox
+
+FROM debian:bookworm-slim
+RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        libexif12 libheif1 libavformat59 libavcodec59 libavutil57 libswscale6 libsqlite3-0 libvips42 \
+        ca-certificates \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --home-dir /work --create-home shoebox
+COPY --from=build /out/shoebox /usr/local/bin/shoebox
+USER shoebox
+WORKDIR /work
+ENTRYPOINT ["shoebox"]
+CMD ["--help"]

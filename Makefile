@@ -1,0 +1,37 @@
+# Shoebox — the two set-up commands are `make demo` and `make test`.
+SHELL := /bin/bash
+APT_PACKAGES := libexif-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libsqlite3-dev \
+                libvips-dev pkg-config ffmpeg libimage-exiftool-perl libheif-examples
+SWIFT ?= swift
+
+.PHONY: deps build release demo test bench clean
+
+# Installs the Debian packages that are missing (needs root or sudo; a no-op when all are present).
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q -o DPkg::Lock::Timeout=600 $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# Builds, generates the bundled sample if needed, and probes it.
+demo: build
+	@test -d Fixtures/generated || python3 Fixtures/generate.py
+	$(SWIFT) run shoebox probe --format table Fixtures/generated || test $$? -eq 1
+
+test: deps
+	$(SWIFT) test
+
+bench: release
+	bash Benchmarks/compare-exiftool.sh
+
+clean:
+	rm -rf .build
