@@ -45,6 +45,9 @@ let package = Package(
         .testTarget(
             name: "MediaProbeTests",
             dependencies: ["MediaProbe", "TestSupport"]),
+        .testTarget(
+            name: "ShoeboxCLITests",
+            dependencies: ["shoebox", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -173,7 +173,10 @@ struct ProbeContext {
                 block[2] = 0x2A
                 block[3] = 0
             }
-            try c.applyExif(block, container: "TIFF header")
+            let r = try c.applyExif(block, container: "TIFF header")
+            if let end = r.dataEnd, end > c.source.size {
+                c.report.warn(.tiff, "truncated: image data referenced by IFD0/IFD1 ends at byte \(end), the file has \(c.source.size)")
+            }
         }
         if kind == .tiff {
             let make = report.camera.make?.value.uppercased() ?? ""
@@ -276,7 +279,8 @@ struct ProbeContext {
 
     // MARK: - Metadata blocks
 
-    mutating func applyExif(_ block: [UInt8], container: String) throws(ProbeError) {
+    @discardableResult
+    mutating func applyExif(_ block: [UInt8], container: String) throws(ProbeError) -> ExifReading {
         let r = try ExifReader.read(block, container: container)
         isDNGFlag = isDNGFlag || r.isDNG
         if report.exif == nil { report.exif = r.exif } else { mergeExif(r.exif) }
@@ -302,6 +306,7 @@ struct ProbeContext {
                 report.warn(.makerNote, "Apple maker note in \(container): \(error.description)")
             }
         }
+        return r
     }
 
     mutating func mergeExif(_ e: ExifFacts) {

@@ -13,6 +13,8 @@ struct ExifReading: Sendable {
     /// DNGVersion (0xC612) present: the TIFF is a DNG.
     var isDNG = false
     var makerNote: [UInt8]?
+    /// Where the image data referenced by IFD0/IFD1 (strips, JPEG thumbnail) ends, for truncation checks.
+    var dataEnd: UInt64?
     var byteOrder: String = "MM"
 }
 
@@ -146,6 +148,20 @@ enum ExifReader {
                 r.dates.gps = Sourced(FileDate(local: local, offsetSeconds: 0), "EXIF GPSDateStamp + GPSTimeStamp (UTC) \(lib)")
             }
         }
+
+        // The end of the image data IFD0 and IFD1 point at (offsets are TIFF-relative).
+        var end: UInt64 = 0
+        for ifd in [ifd0, ifds.1] {
+            if let offs = entry(ifd, EXIF_TAG_STRIP_OFFSETS)?.integers, let counts = entry(ifd, EXIF_TAG_STRIP_BYTE_COUNTS)?.integers {
+                for (o, c) in zip(offs, counts) where o >= 0 && c >= 0 { end = max(end, UInt64(o) + UInt64(c)) }
+            }
+            if let o = entry(ifd, EXIF_TAG_JPEG_INTERCHANGE_FORMAT)?.integers.first,
+                let c = entry(ifd, EXIF_TAG_JPEG_INTERCHANGE_FORMAT_LENGTH)?.integers.first, o >= 0, c >= 0
+            {
+                end = max(end, UInt64(o) + UInt64(c))
+            }
+        }
+        if end > 0 { r.dataEnd = end }
 
         if let mn = entry(ifdExif, EXIF_TAG_MAKER_NOTE), !mn.bytes.isEmpty {
             r.makerNote = mn.bytes

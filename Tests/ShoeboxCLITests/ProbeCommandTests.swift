@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// End-to-end tests of the `shoebox` binary: output formats and exit codes.
+@Suite struct ProbeCommandTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var binary: URL {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [
+            dir.appendingPathComponent("shoebox"),
+            Corpus.packageRoot.appendingPathComponent(".build/debug/shoebox"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
+    }
+
+    static func shoebox(_ args: [String]) throws -> Run {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// A file that probes cleanly: a generated fixture, else a corpus file.
+    static var goodFile: String? {
+        let gen = Corpus.fixtures.appendingPathComponent("generated/panorama.jpg").path
+        if FileManager.default.fileExists(atPath: gen) { return gen }
+        return Corpus.root?.appendingPathComponent("lychee/mongolia.jpeg").path
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        #expect(try Self.shoebox(["probe"]).status == 2)
+        let bad = try Self.shoebox(["probe", "--format", "yaml", "x.jpg"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("format"))
+        #expect(try Self.shoebox(["frobnicate"]).status == 2)
+    }
+
+    @Test(.enabled(if: goodFile != nil, "no fixture or corpus file to probe"))
+    func cleanFileExitsZeroWithJSON() throws {
+        let file = try #require(Self.goodFile)
+        let r = try Self.shoebox(["probe", file])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]
+        #expect(json?.count == 1)
+        #expect(json?.first?["path"] as? String == file)
+        #expect(json?.first?["kind"] as? String == "jpeg")
+    }
+
+    @Test(.enabled(if: goodFile != nil, "no fixture or corpus file to probe"))
+    func errorsExitOneAndStillPrintEveryReport() throws {
+        let file = try #require(Self.goodFile)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.copyItem(atPath: file, toPath: dir.appendingPathComponent("a-good.jpg").path)
+        try Data().write(to: dir.appendingPathComponent("b-empty.jpg"))
+        let r = try Self.shoebox(["probe", "--format", "ndjson", dir.path])
+        #expect(r.status == 1)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any]
+        #expect((second?["path"] as? String)?.hasSuffix("b-empty.jpg") == true)
+        let issues = second?["issues"] as? [[String: Any]]
+        #expect(issues?.first?["stage"] as? String == "sniff")
+        #expect(r.stderr.contains("1 of 2 files had errors"))
+
+        let table = try Self.shoebox(["probe", "--format", "table", dir.path])
+        #expect(table.stdout.hasPrefix("KIND"))
+        #expect(table.stdout.contains("ERR:sniff"))
+    }
+}
