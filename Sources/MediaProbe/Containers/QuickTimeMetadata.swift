@@ -71,7 +71,7 @@ enum QuickTimeMetadata {
             }
             for _ in 0..<min(Int(count), possible) {
                 let size = try r.u32()
-                guard size >= 8, Int(size) - 8 <= r.remaining + 4 else {
+                guard size >= 8, Int(size) - 4 <= r.remaining else {
                     warnings.append("\(path)/keys: entry \(out.count + 1) has bad size \(size)")
                     break
                 }
