@@ -225,7 +225,8 @@ public struct HEIFFacts: Sendable, Equatable, Codable {
     public var mirror: Int?
     public var auxiliaries: [HEIFAuxiliary] = []
     public var entityGroups: [HEIFEntityGroup] = []
-    /// Where the Exif item's TIFF data sits (after its 4-byte header offset field).
+    /// The Exif item's TIFF data: starts at the TIFF header (`II*\0`/`MM\0*`), past the item's 4-byte
+    /// header-offset field and the bytes it skips (usually `Exif\0\0`).
     public var exifRange: ByteRange?
     public var xmpRange: ByteRange?
     /// Top-level `mpvd` box payload (Samsung/Google HEIC motion photo).
