@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "shoebox", targets: ["shoebox"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "PhotoModel", targets: ["PhotoModel"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -22,6 +23,9 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev"])]),
+
+        // PhotoKit's vocabulary as plain values; depends on nothing.
+        .target(name: "PhotoModel"),
 
         // path -> ProbeReport. The only module that imports the C modules.
         .target(

@@ -126,6 +126,8 @@ public struct TrackFacts: Sendable, Equatable, Codable {
     public var keys: [MetadataItem] = []
     /// Keys listed by an `mebx` sample description.
     public var timedMetadataKeys: [String] = []
+    /// Track-level `udta` items (3GPP `loci`, …).
+    public var userData: [MetadataItem] = []
 
     public init(trackID: UInt32) { self.trackID = trackID }
 

@@ -233,10 +233,12 @@ struct ProbeContext {
                     }
                 }
             }
-            for (i, range) in r.tiffBlocks.enumerated() {
+            // CR3: CMT1 is IFD0, CMT2 the Exif IFD, CMT4 the GPS IFD, each as its own TIFF.
+            let roles: [(String, ExifReader.FirstIFD)] = [("CMT1", .ifd0), ("CMT2", .exif), ("CMT4", .gps)]
+            for (range, role) in zip(r.tiffBlocks, roles) {
                 c.attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in
-                    let block = try c.source.read(range, limit: ExifReader.maxBlock - 6, what: "CR3 CMT\(i + 1) TIFF block")
-                    try c.applyExif(block, container: "CR3 CMT block")
+                    let block = try c.source.read(range, limit: ExifReader.maxBlock - 6, what: "CR3 \(role.0) TIFF block")
+                    try c.applyExif(block, container: "CR3 \(role.0)", firstIFD: role.1)
                 }
             }
             if let qt = r.quickTime { c.applyQuickTime(qt) }
@@ -280,8 +282,10 @@ struct ProbeContext {
     // MARK: - Metadata blocks
 
     @discardableResult
-    mutating func applyExif(_ block: [UInt8], container: String) throws(ProbeError) -> ExifReading {
-        let r = try ExifReader.read(block, container: container)
+    mutating func applyExif(_ block: [UInt8], container: String, firstIFD: ExifReader.FirstIFD = .ifd0) throws(ProbeError)
+        -> ExifReading
+    {
+        let r = try ExifReader.read(block, container: container, firstIFD: firstIFD)
         isDNGFlag = isDNGFlag || r.isDNG
         if report.exif == nil { report.exif = r.exif } else { mergeExif(r.exif) }
         report.camera.make = report.camera.make ?? r.camera.make
@@ -357,10 +361,11 @@ struct ProbeContext {
                 break
             }
         }
-        if report.location == nil, let item = qt.userData.first(where: { $0.key == "©xyz" }),
-            let s = item.value.stringValue, let g = ISO6709.parse(s)
-        {
-            report.location = Sourced(g, "\(item.source) ©xyz")
+        for key in ["©xyz", "loci"] where report.location == nil {
+            let all = qt.userData + qt.tracks.flatMap(\.userData)
+            if let item = all.first(where: { $0.key == key }), let s = item.value.stringValue, let g = ISO6709.parse(s) {
+                report.location = Sourced(g, "\(item.source) \(key)")
+            }
         }
         func text(_ key: String, track: Bool = false) -> Sourced<String>? {
             let item = track ? qt.trackValue(key) : qt.movieValue(key)
@@ -470,8 +475,10 @@ struct ProbeContext {
         if let w = report.webp { set(w.width, w.height, "WebP VP8/VP8L/VP8X header") }
         if let h = report.heif { set(h.width, h.height, "HEIF primary item 'ispe'") }
         if report.pixelWidth == nil, let v = report.quickTime?.videoTrack {
-            if v.codedWidth != nil { set(v.codedWidth, v.codedHeight, "video sample entry width/height") }
-            else { set(v.width, v.height, "video track 'tkhd' width/height") }
+            // The track header's presentation size (what players and Photos show, before rotation);
+            // the sample entry's coded size can be smaller (Jellyfish.mov: 640x360 coded, 1920x1080 shown).
+            if v.width ?? 0 > 0 { set(v.width, v.height, "video track 'tkhd' width/height") }
+            else { set(v.codedWidth, v.codedHeight, "video sample entry width/height") }
         }
         if report.pixelWidth == nil, let s = report.streams.first(where: { $0.type == "video" }) {
             set(s.width, s.height, "libavformat video stream")

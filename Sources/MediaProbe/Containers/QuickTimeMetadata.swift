@@ -41,6 +41,29 @@ enum QuickTimeMetadata {
         }
     }
 
+    /// 3GPP `loci` (TS 26.244): full box, language, name, role, then longitude, latitude and altitude as
+    /// signed 16.16 fixed point. Returned as ISO 6709 text (`+52.36929+006.67609+10.53/`).
+    static func location(_ buf: BoxBuffer, _ box: BMFFBox, path: String) -> String? {
+        var r = buf.reader(box, what: "\(path) loci")
+        do {
+            _ = try r.fullBoxHeader()
+            _ = try r.u16()  // language
+            _ = try r.cString(maxLength: 1024)  // place name
+            _ = try r.u8()  // role
+            let lon = Double(try r.i32()) / 65536
+            let lat = Double(try r.i32()) / 65536
+            let alt = Double(try r.i32()) / 65536
+            guard abs(lat) <= 90, abs(lon) <= 180 else { return nil }
+            func f(_ v: Double, _ digits: Int) -> String {
+                let scaled = (v * 100_000).rounded() / 100_000
+                return (v < 0 ? "" : "+") + String(scaled)
+            }
+            return f(lat, 2) + f(lon, 3) + f(alt, 0) + "/"
+        } catch {
+            return nil
+        }
+    }
+
     static func trimNULs(_ b: [UInt8]) -> ArraySlice<UInt8> {
         var e = b.count
         while e > 0 && b[e - 1] == 0 { e -= 1 }
@@ -117,6 +140,9 @@ enum QuickTimeMetadata {
 
     /// A `udta` entry: a `data`-box list, or QuickTime international text (size16, language16, text).
     static func userDataItem(_ buf: BoxBuffer, _ box: BMFFBox, path: String, warnings: inout [String]) -> [MetadataItem] {
+        if box.type == "loci", let s = location(buf, box, path: path) {
+            return [MetadataItem(key: "loci", value: .string(s), source: path)]
+        }
         let p = box.payload
         if p.count >= 16, buf.bytes.matches("data", at: p.lowerBound + 4) {
             var ws: [String] = []

@@ -125,7 +125,7 @@ struct QuickTimeMovieParser {
         for k in buf.children(of: box, path: path, warnings: &warnings) {
             if k.type == "meta" {
                 out += metaKeys(k, path: "\(path)/meta")
-            } else if k.type.hasPrefix("©") {
+            } else if k.type.hasPrefix("©") || k.type == "loci" {
                 out += QuickTimeMetadata.userDataItem(buf, k, path: "\(path)/\(k.type)", warnings: &warnings)
             }
         }
@@ -145,6 +145,7 @@ struct QuickTimeMovieParser {
                     t.editList = editList(e, path: "\(path)/edts/elst")
                 }
             case "meta": t.keys += metaKeys(box, path: "\(path)/meta")
+            case "udta": t.userData += userData(box, path: "\(path)/udta")
             case "mdia": parseMedia(box, into: &t, path: "\(path)/mdia")
             default: break
             }

@@ -27,8 +27,12 @@ enum ExifReader {
     /// The largest EXIF block libexif will look at.
     static let maxBlock = 0xFFFE + 6
 
+    /// What the first IFD of a block holds. Canon CR3 stores the Exif and GPS IFDs as separate TIFF
+    /// blocks (CMT2, CMT4) whose IFD0 *is* that IFD.
+    enum FirstIFD { case ifd0, exif, gps }
+
     /// Reads an EXIF block that starts with `Exif\0\0` or directly with a TIFF header.
-    static func read(_ block: [UInt8], container: String) throws(ProbeError) -> ExifReading {
+    static func read(_ block: [UInt8], container: String, firstIFD: FirstIFD = .ifd0) throws(ProbeError) -> ExifReading {
         var data = block
         if !data.matches("Exif\0\0") {
             guard data.matches("II*\0") || data.matches("MM\0*") else {
@@ -50,7 +54,9 @@ enum ExifReader {
         }
         let order = exif_data_get_byte_order(ed)
         let ifds = ed.pointee.ifd
-        let ifd0 = ifds.0, ifdExif = ifds.2, ifdGPS = ifds.3
+        let ifd0 = ifds.0
+        let ifdExif = firstIFD == .exif ? ifds.0 : ifds.2
+        let ifdGPS = firstIFD == .gps ? ifds.0 : ifds.3
         let ifdCount = [ifds.0, ifds.1, ifds.2, ifds.3, ifds.4].reduce(0) { $0 + Int($1?.pointee.count ?? 0) }
         guard ifdCount > 0 else {
             throw ProbeError(.malformed, "libexif found no EXIF entries in \(container)", function: "exif_data_load_data")
