@@ -290,6 +290,8 @@ public struct GIFFacts: Sendable, Equatable, Codable {
     public var frameCount: Int
     /// NETSCAPE2.0 loop count (0 = forever); nil when absent.
     public var loopCount: Int?
+    /// Problems met while walking the blocks (a truncated last frame, a missing trailer).
+    public var warnings: [String] = []
 
     public init(width: Int, height: Int, frameCount: Int, loopCount: Int?) {
         self.width = width
@@ -308,6 +310,8 @@ public struct WebPFacts: Sendable, Equatable, Codable {
     public var hasEXIF: Bool = false
     public var hasXMP: Bool = false
     public var exifRange: ByteRange?
+    /// Sum of the ANMF frame durations, for animations.
+    public var durationMilliseconds: Int?
 
     public init() {}
 }
@@ -321,6 +325,9 @@ public struct XMPFacts: Sendable, Equatable, Codable {
     public var directory: [XMPDirectoryItem] = []
     /// Where the packet came from (JPEG APP1, HEIF item, PNG iTXt, sidecar…).
     public var source: String
+    /// Fields left out of `fields` because their value is longer than `XMPReader.maxValueLength`
+    /// (embedded base64 images, maker notes), with their length in bytes.
+    public var oversizedFields: [String: Int] = [:]
 
     public init(source: String) { self.source = source }
 
@@ -357,6 +364,10 @@ public struct SamsungTrailer: Sendable, Equatable, Codable {
     }
 
     public var entries: [Entry] = []
+    /// The motion-photo MP4: the `MotionPhoto_Data` payload, or the range its `mpv2` form points to.
+    public var motionPhotoVideo: ByteRange?
+    /// Entries skipped because they point outside the file or have a bad header.
+    public var warnings: [String] = []
 
     public init() {}
 }

@@ -93,7 +93,7 @@ public enum Sniffer {
     public static func sniff(_ h: [UInt8], fileSize: UInt64) -> ContainerKind {
         if fileSize == 0 || h.isEmpty { return .empty }
         if h.count >= 3, h[0] == 0xFF, h[1] == 0xD8, h[2] == 0xFF { return .jpeg }
-        if h.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if h.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }  // not a String: U+0089 is 2 bytes in UTF-8
         if h.matches("GIF87a") || h.matches("GIF89a") { return .gif }
         if h.matches("RIFF"), h.matches("WEBP", at: 8) { return .webp }
         if h.matches("RIFF"), h.matches("AVI ", at: 8) { return .avi }

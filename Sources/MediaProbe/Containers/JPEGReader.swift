@@ -2,14 +2,249 @@
 public enum JPEGReader {
     public struct Result: Sendable, Equatable {
         public var facts = JPEGFacts()
-        /// The XMP packet (standard + extended joined), when present.
+        /// The standard XMP packet (APP1 `http://ns.adobe.com/xap/1.0/`), when present.
         public var xmpPacket: [UInt8]?
+        /// The Extended XMP packet, joined from its APP1 parts (the GUID named by `xmpNote:HasExtendedXMP`).
+        public var extendedXMPPacket: [UInt8]?
         public var warnings: [String] = []
         public init() {}
     }
 
+    /// Largest joined Extended XMP packet kept.
+    public static let maxExtendedXMP = 16 << 20
+    /// Most segments walked before giving up.
+    static let maxSegments = 100_000
+    static let scanChunk = 256 << 10
+
+    static let xmpNamespace = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
+    static let extendedNamespace = Array("http://ns.adobe.com/xmp/extension/\0".utf8)
+
     public static func read(_ source: any ByteSource) throws(ProbeError) -> Result {
-        // TODO(helper): implement.
-        return Result()
+        let size = source.size
+        let head = try source.read(at: 0, count: 2)
+        guard head == [0xFF, 0xD8] else { throw ProbeError(.malformed, "JPEG: no SOI marker at offset 0") }
+        var r = Result()
+        var parts: [String: ExtendedParts] = [:]
+        var partOrder: [String] = []
+        var pos: UInt64 = 2
+        var segments = 0
+        scan: while segments < maxSegments {
+            segments += 1
+            let h = try source.read(at: pos, count: 16)
+            guard !h.isEmpty else {
+                r.warnings.append("JPEG: no EOI marker (file ends at \(size))")
+                break
+            }
+            guard h[0] == 0xFF else {
+                guard let (next, _) = try scanForMarker(source, from: pos) else {
+                    r.warnings.append("JPEG: no marker after offset \(pos); no EOI")
+                    break
+                }
+                r.warnings.append("JPEG: skipped \(next - pos) unknown bytes at offset \(pos)")
+                pos = next
+                continue
+            }
+            var k = 0
+            while k < h.count, h[k] == 0xFF { k += 1 }
+            guard k < h.count else {
+                pos += UInt64(h.count - 1)  // all fill bytes: keep the last FF
+                continue
+            }
+            let markerPos = pos + UInt64(k - 1)
+            let marker = h[k]
+            switch marker {
+            case 0xD9:
+                r.facts.endOfImage = markerPos + 2
+                break scan
+            case 0x01, 0xD0...0xD8:
+                pos = markerPos + 2
+                continue
+            case 0x00:
+                r.warnings.append("JPEG: invalid marker FF00 at offset \(markerPos)")
+                pos = markerPos + 2
+                continue
+            default: break
+            }
+            let lb = try source.read(at: markerPos + 2, count: 2)
+            guard lb.count == 2 else {
+                r.warnings.append("JPEG: segment FF\(hex(marker)) at offset \(markerPos) is truncated")
+                break
+            }
+            let length = UInt64(lb[0]) << 8 | UInt64(lb[1])
+            guard length >= 2 else {
+                r.warnings.append("JPEG: segment FF\(hex(marker)) at offset \(markerPos) has length \(length)")
+                break
+            }
+            let payload = ByteRange(offset: markerPos + 4, length: length - 2)
+            let segEnd = markerPos + 2 + length
+            guard segEnd <= size else {
+                r.warnings.append("JPEG: segment FF\(hex(marker)) at offset \(markerPos) runs past the end of the file")
+                break
+            }
+            switch marker {
+            case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
+                if r.facts.width == nil {
+                    let b = try source.read(at: payload.offset, count: 5)
+                    if b.count == 5, payload.length >= 5 {
+                        r.facts.height = Int(b[1]) << 8 | Int(b[2])
+                        r.facts.width = Int(b[3]) << 8 | Int(b[4])
+                    }
+                }
+            case 0xE1:
+                let b = try source.read(at: payload.offset, count: Int(payload.length))
+                if b.matches("Exif\0\0") {
+                    if r.facts.exifRange == nil { r.facts.exifRange = payload }
+                } else if b.starts(with: xmpNamespace) {
+                    if r.xmpPacket == nil {
+                        r.xmpPacket = Array(b[xmpNamespace.count...])
+                        r.facts.xmpRange = ByteRange(offset: payload.offset + UInt64(xmpNamespace.count),
+                                                     length: payload.length - UInt64(xmpNamespace.count))
+                    }
+                } else if b.starts(with: extendedNamespace) {
+                    addExtendedPart(b, at: payload.offset, to: &parts, order: &partOrder, warnings: &r.warnings)
+                }
+            case 0xE2:
+                if r.facts.mpfImages.isEmpty {
+                    let b = try source.read(at: payload.offset, count: Int(payload.length))
+                    if b.matches("MPF\0") {
+                        r.facts.mpfImages = mpfImages(b, tiffStart: payload.offset + 4, fileSize: size,
+                                                      warnings: &r.warnings)
+                    }
+                }
+            case 0xDA:
+                guard let (next, _) = try scanForMarker(source, from: segEnd) else {
+                    r.warnings.append("JPEG: no EOI marker after the scan at offset \(markerPos)")
+                    break scan
+                }
+                pos = next
+                continue
+            default: break
+            }
+            pos = segEnd
+        }
+        if segments >= maxSegments { r.warnings.append("JPEG: more than \(maxSegments) segments; stopped") }
+        if !parts.isEmpty {
+            r.facts.hasExtendedXMP = true
+            r.extendedXMPPacket = joinExtended(parts, order: partOrder, standard: r.xmpPacket, warnings: &r.warnings)
+        }
+        for img in r.facts.mpfImages where img.range.offset != 0 {
+            let b = try source.read(at: img.range.offset, count: 2)
+            if b != [0xFF, 0xD8] || img.range.end > size {
+                r.warnings.append("MPF: image at offset \(img.range.offset) (\(img.range.length) bytes) is not a JPEG inside the file")
+            }
+        }
+        if let eoi = r.facts.endOfImage, eoi < size {
+            var start = eoi
+            for img in r.facts.mpfImages where img.range.offset >= eoi && img.range.offset < size {
+                start = max(start, min(img.range.end, size))
+            }
+            if start < size { r.facts.trailer = ByteRange(offset: start, length: size - start) }
+        }
+        return r
+    }
+
+    static func hex(_ b: UInt8) -> String {
+        let s = String(b, radix: 16, uppercase: true)
+        return s.count == 1 ? "0" + s : s
+    }
+
+    /// Finds the next marker in entropy-coded data: an FF followed by neither 00, FF nor RSTn.
+    /// Returns the offset of that FF and the marker byte.
+    static func scanForMarker(_ source: any ByteSource, from start: UInt64) throws(ProbeError) -> (UInt64, UInt8)? {
+        var pos = start
+        while pos < source.size {
+            let chunk = try source.read(at: pos, count: scanChunk)
+            guard chunk.count >= 2 else { return nil }
+            var i = 0
+            let last = chunk.count - 1
+            while i < last {
+                if chunk[i] == 0xFF {
+                    let m = chunk[i + 1]
+                    if m != 0x00 && m != 0xFF && !(0xD0...0xD7).contains(m) { return (pos + UInt64(i), m) }
+                }
+                i += 1
+            }
+            pos += UInt64(last)  // re-read the last byte: it may be an FF whose marker is in the next chunk
+        }
+        return nil
+    }
+
+    struct ExtendedParts {
+        var fullLength: Int
+        var parts: [(offset: Int, data: ArraySlice<UInt8>)] = []
+        var stored = 0
+    }
+
+    static func addExtendedPart(_ b: [UInt8], at: UInt64, to parts: inout [String: ExtendedParts],
+                                order: inout [String], warnings: inout [String]) {
+        let h = extendedNamespace.count
+        guard b.count >= h + 40,
+            let full = BinaryReader.uint(b, at: h + 32, size: 4, bigEndian: true),
+            let off = BinaryReader.uint(b, at: h + 36, size: 4, bigEndian: true)
+        else {
+            warnings.append("Extended XMP: part at offset \(at) is too short")
+            return
+        }
+        let guid = String(decoding: b[h..<(h + 32)], as: UTF8.self)
+        guard full <= UInt64(maxExtendedXMP) else {
+            warnings.append("Extended XMP: \(full) bytes exceeds the \(maxExtendedXMP)-byte limit; skipped")
+            return
+        }
+        if parts[guid] == nil {
+            guard parts.count < 16 else { return }
+            parts[guid] = ExtendedParts(fullLength: Int(full))
+            order.append(guid)
+        }
+        let data = b[(h + 40)...]
+        guard var p = parts[guid], p.fullLength == Int(full), Int(off) <= p.fullLength,
+            data.count <= p.fullLength - Int(off), p.stored + data.count <= 2 * p.fullLength + 65536
+        else {
+            warnings.append("Extended XMP: part at offset \(at) does not fit its declared length")
+            return
+        }
+        p.parts.append((Int(off), data))
+        p.stored += data.count
+        parts[guid] = p
+    }
+
+    static func joinExtended(_ parts: [String: ExtendedParts], order: [String], standard: [UInt8]?,
+                             warnings: inout [String]) -> [UInt8]? {
+        let guid = order.first { g in standard?.firstIndex(of: Array(g.utf8)) != nil } ?? order.first
+        guard let guid, let p = parts[guid] else { return nil }
+        var out = [UInt8](repeating: 0, count: p.fullLength)
+        var covered = 0
+        for part in p.parts.sorted(by: { $0.offset < $1.offset }) {
+            out.replaceSubrange(part.offset..<(part.offset + part.data.count), with: part.data)
+            covered += part.data.count
+        }
+        if covered < p.fullLength {
+            warnings.append("Extended XMP \(guid): \(covered) of \(p.fullLength) bytes present")
+        }
+        return out
+    }
+
+    /// The MP Entry list of an APP2 `MPF\0` payload as absolute ranges (the primary image's offset is 0).
+    static func mpfImages(_ b: [UInt8], tiffStart: UInt64, fileSize: UInt64, warnings: inout [String]) -> [MPFImage] {
+        guard let tiff = try? TIFFReader(Array(b.dropFirst(4))) else {
+            warnings.append("MPF: bad index header")
+            return []
+        }
+        guard let e = tiff.entry(0xB002, in: .ifd0), let v = tiff.value(e) else {
+            warnings.append("MPF: no readable MP Entry")
+            return []
+        }
+        let declared = Int(tiff.entry(0xB001, in: .ifd0).flatMap(tiff.uint) ?? UInt64(v.count / 16))
+        let n = min(v.count / 16, declared, 1024)
+        var out: [MPFImage] = []
+        for i in 0..<n {
+            let be = tiff.bigEndian
+            guard let attr = BinaryReader.uint(v, at: i * 16, size: 4, bigEndian: be),
+                let len = BinaryReader.uint(v, at: i * 16 + 4, size: 4, bigEndian: be),
+                let off = BinaryReader.uint(v, at: i * 16 + 8, size: 4, bigEndian: be)
+            else { break }
+            let start = off == 0 ? 0 : tiffStart + off
+            out.append(MPFImage(range: ByteRange(offset: start, length: len), typeCode: UInt32(attr & 0x00FF_FFFF)))
+        }
+        return out
     }
 }
