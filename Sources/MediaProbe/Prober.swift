@@ -177,6 +177,19 @@ struct ProbeContext {
             if let end = r.dataEnd, end > c.source.size {
                 c.report.warn(.tiff, "truncated: image data referenced by IFD0/IFD1 ends at byte \(end), the file has \(c.source.size)")
             }
+            // Panasonic keeps its full Exif in an embedded JPEG.
+            if let jpg = RawTIFF.embeddedJPEG(block), jpg.end <= c.source.size {
+                c.readJPEG(SliceSource(base: c.source, range: jpg), container: "RW2 JpgFromRaw")
+                c.report.jpeg = nil
+            }
+            // The developed size of a RAW: the full-resolution SubIFD (DNG crop, NEF), else the Exif size.
+            if let full = RawTIFF.fullResolutionSize(block) {
+                c.report.pixelWidth = Sourced(full.width, full.source)
+                c.report.pixelHeight = Sourced(full.height, full.source)
+            } else if let w = c.report.exif?.exifPixelWidth, let h = c.report.exif?.exifPixelHeight, w.value > 0, h.value > 0 {
+                c.report.pixelWidth = w
+                c.report.pixelHeight = h
+            }
         }
         if kind == .tiff {
             let make = report.camera.make?.value.uppercased() ?? ""
@@ -208,6 +221,10 @@ struct ProbeContext {
             let slice = SliceSource(base: c.source, range: ByteRange(offset: off, length: len))
             c.readJPEG(slice, container: "RAF embedded JPEG")
             c.report.jpeg = nil  // the preview's size is not the RAW's
+            if let w = c.report.exif?.exifPixelWidth, let h = c.report.exif?.exifPixelHeight {
+                c.report.pixelWidth = w
+                c.report.pixelHeight = h
+            }
         }
     }
 
@@ -299,9 +316,13 @@ struct ProbeContext {
         report.dates.digitized = report.dates.digitized ?? r.dates.digitized
         report.dates.modified = report.dates.modified ?? r.dates.modified
         report.dates.gps = report.dates.gps ?? r.dates.gps
-        if report.kind.isTIFFBased || report.kind == .cr3 {
-            report.pixelWidth = report.pixelWidth ?? r.imageWidth
-            report.pixelHeight = report.pixelHeight ?? r.imageHeight
+        if report.kind.isTIFFBased, report.pixelWidth == nil, let w = r.imageWidth, let h = r.imageHeight {
+            report.pixelWidth = w  // a plain TIFF's size; RAWs are refined in readTIFF
+            report.pixelHeight = h
+        }
+        if report.kind == .cr3, let w = r.exif.exifPixelWidth, let h = r.exif.exifPixelHeight {
+            report.pixelWidth = report.pixelWidth ?? w
+            report.pixelHeight = report.pixelHeight ?? h
         }
         if let mn = r.makerNote, AppleMakerNoteReader.isAppleMakerNote(mn), report.apple == nil {
             do {

@@ -10,7 +10,20 @@ import TestSupport
 @Suite(.serialized) struct ProbeOracleTests {
     /// `file|field` → why we differ from the oracle on purpose.
     static let knownDisagreements: [String: String] = [
-        // Filled below with reasons as they are established.
+        "osxphotos/test-images/badimage.jpeg|dateTimeOriginal":
+            "the file is deliberately damaged: DateTimeOriginal reads ':07:-4 -6:24:01' (year chopped); an implausible date is rejected, not reported",
+        "metadata-extractor-images/jpg/Samsung GT-I9000 (Galaxy S).jpg|gpsLatitude":
+            "GPS IFD holds 0/0/0 (no fix, 'null island'): no location is right (assets.json agrees)",
+        "metadata-extractor-images/jpg/Samsung GT-I9000 (Galaxy S).jpg|gpsLongitude":
+            "GPS IFD holds 0/0/0 (no fix, 'null island'): no location is right (assets.json agrees)",
+        "metadata-extractor-images/jpg/Samsung GT-I9000 (Galaxy S).jpg|gpsAltitude":
+            "GPS IFD holds 0/0/0 (no fix, 'null island'): no location is right (assets.json agrees)",
+        "exiftool-t-images/DNG.dng|pixelSize":
+            "exiftool's ImageSize is the raw SubIFD's full sensor area (3516x2328); the developed image is its DefaultCropSize 3456x2304, which Photos shows (assets.json agrees)",
+        "exiftool-t-images/FujiFilm.raf|pixelSize":
+            "exiftool's ImageSize is RAF RawImageCroppedSize (4256x1424, the S5 Pro's doubled sensor grid); the developed size in the embedded Exif is 1440x960 (assets.json agrees)",
+        "exiftool-t-images/Panasonic.rw2|pixelSize":
+            "exiftool's ImageSize is the sensor crop from RW2 IFD0 borders (3648x2736); the Exif of the embedded JPEG says 1920x1440, the size the camera rendered (assets.json agrees)",
         "lychee/google_motion_photo_broken.jpg|motionPhotoVideo":
             "XMP claims MicroVideoOffset=1024 but the last 1024 bytes hold no MP4: no video range is right",
     ]

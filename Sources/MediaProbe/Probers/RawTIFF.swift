@@ -1,0 +1,94 @@
+/// What libexif does not reach in TIFF-based RAW files: SubIFDs (0x014A), where DNG and NEF keep the
+/// full-resolution raw image, and the Panasonic RW2 embedded JPEG (IFD0 0x002E) that carries its Exif.
+enum RawTIFF {
+    struct Entry {
+        var tag: UInt16
+        var type: UInt16
+        var count: UInt32
+        /// The inline value or the offset of the value (TIFF-relative).
+        var value: UInt32
+        /// Where the 4-byte value field sits, for values stored inline.
+        var fieldOffset: Int
+    }
+
+    /// The entries of the IFD at `offset`, capped by what the buffer holds.
+    static func entries(_ b: [UInt8], at offset: Int, bigEndian: Bool) -> [Entry] {
+        guard let n = BinaryReader.uint(b, at: offset, size: 2, bigEndian: bigEndian) else { return [] }
+        var out: [Entry] = []
+        for i in 0..<min(Int(n), 4096) {
+            let p = offset + 2 + 12 * i
+            guard let tag = BinaryReader.uint(b, at: p, size: 2, bigEndian: bigEndian),
+                let type = BinaryReader.uint(b, at: p + 2, size: 2, bigEndian: bigEndian),
+                let count = BinaryReader.uint(b, at: p + 4, size: 4, bigEndian: bigEndian),
+                var value = BinaryReader.uint(b, at: p + 8, size: 4, bigEndian: bigEndian)
+            else { break }
+            // A SHORT stored inline sits in the first two bytes of the value field.
+            if type == 3 && count == 1 { value = BinaryReader.uint(b, at: p + 8, size: 2, bigEndian: bigEndian) ?? value }
+            out.append(Entry(tag: UInt16(tag), type: UInt16(type), count: UInt32(count), value: UInt32(value), fieldOffset: p + 8))
+        }
+        return out
+    }
+
+    /// Unsigned values of an entry (SHORT or LONG), inline or at their offset.
+    static func values(_ e: Entry, _ b: [UInt8], bigEndian: Bool) -> [UInt64] {
+        let size = e.type == 3 ? 2 : (e.type == 4 || e.type == 13 ? 4 : 0)
+        guard size > 0, e.count > 0, e.count <= 64 else { return [] }
+        let base = Int(e.count) * size <= 4 ? e.fieldOffset : Int(e.value)
+        var out: [UInt64] = []
+        for i in 0..<Int(e.count) {
+            guard let v = BinaryReader.uint(b, at: base + i * size, size: size, bigEndian: bigEndian) else { break }
+            out.append(v)
+        }
+        return out
+    }
+
+    /// The size of the full-resolution raw image from a SubIFD whose NewSubfileType is 0: its
+    /// DefaultCropSize (DNG: the developed size) or else its ImageWidth/ImageLength.
+    static func fullResolutionSize(_ b: [UInt8]) -> (width: Int, height: Int, source: String)? {
+        guard b.count >= 8 else { return nil }
+        let be = b[0] == 0x4D
+        guard let ifd0 = BinaryReader.uint(b, at: 4, size: 4, bigEndian: be) else { return nil }
+        guard let sub = entries(b, at: Int(ifd0), bigEndian: be).first(where: { $0.tag == 0x014A }) else { return nil }
+        let offsets: [UInt64] = sub.count == 1 ? [UInt64(sub.value)] : values(sub, b, bigEndian: be)
+        var best: (Int, Int, String)?
+        for off in offsets.prefix(16) {
+            let es = entries(b, at: Int(off), bigEndian: be)
+            let type = es.first { $0.tag == 0x00FE }.map { Int($0.value) } ?? 0
+            guard type == 0 else { continue }
+            if let crop = es.first(where: { $0.tag == 0xC620 }), crop.count == 2 {
+                // DefaultCropSize: two SHORT, LONG or RATIONAL values (a rational's numerator is read).
+                let size = crop.type == 3 ? 2 : 4
+                let stride = crop.type == 5 ? 8 : size
+                let base = 2 * stride <= 4 ? crop.fieldOffset : Int(crop.value)
+                if let w = BinaryReader.uint(b, at: base, size: size, bigEndian: be),
+                    let h = BinaryReader.uint(b, at: base + stride, size: size, bigEndian: be), w > 0, h > 0
+                {
+                    var (ww, hh) = (Int(w), Int(h))
+                    if crop.type == 5,
+                        let dw = BinaryReader.uint(b, at: base + 4, size: 4, bigEndian: be),
+                        let dh = BinaryReader.uint(b, at: base + 12, size: 4, bigEndian: be), dw > 0, dh > 0
+                    {
+                        ww /= Int(dw)
+                        hh /= Int(dh)
+                    }
+                    return (ww, hh, "TIFF SubIFD DefaultCropSize (0xC620)")
+                }
+            }
+            if let w = es.first(where: { $0.tag == 0x0100 }), let h = es.first(where: { $0.tag == 0x0101 }) {
+                let ww = Int(w.value), hh = Int(h.value)
+                if ww * hh > (best.map { $0.0 * $0.1 } ?? 0) { best = (ww, hh, "TIFF SubIFD ImageWidth/ImageLength (NewSubfileType 0)") }
+            }
+        }
+        return best.map { (width: $0.0, height: $0.1, source: $0.2) }
+    }
+
+    /// Panasonic RW2 `JpgFromRaw` (IFD0 0x002E): an embedded JPEG that holds the full Exif.
+    static func embeddedJPEG(_ b: [UInt8]) -> ByteRange? {
+        guard b.count >= 8 else { return nil }
+        let be = b[0] == 0x4D
+        guard let ifd0 = BinaryReader.uint(b, at: 4, size: 4, bigEndian: be),
+            let e = entries(b, at: Int(ifd0), bigEndian: be).first(where: { $0.tag == 0x002E }), e.count > 4
+        else { return nil }
+        return ByteRange(offset: UInt64(e.value), length: UInt64(e.count))
+    }
+}
