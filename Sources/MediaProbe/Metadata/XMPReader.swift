@@ -187,6 +187,12 @@ public enum XMPReader {
                     return
                 }
             }
+            if frame.isRDF, ["Bag", "Seq", "Alt"].contains(frame.local), !frame.hasChildren,
+                let owner = stack.last(where: { !$0.isRDF }), lists[owner.key] == nil
+            {
+                store(owner.key, "")  // an empty list, as exiftool reports it
+                return
+            }
             guard !frame.hasChildren, !frame.text.isEmpty || frame.textOverflow > 0 else { return }
             let value = XMPReader.decodeText(frame.text)
             frame.text = []
