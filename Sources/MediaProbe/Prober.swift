@@ -91,7 +91,9 @@ struct ProbeContext {
         case .raf: readRAF()
         case _ where kind.isTIFFBased: kind = readTIFF()
         case _ where kind.isBMFF: readBMFF()
-        case .avi, .matroska, .webm, .mpegTS: readWithLibavformat(analyze: true)
+        case .avi, .matroska, .webm, .mpegTS:
+            checkRIFFSize()
+            readWithLibavformat(analyze: true)
         case .xmp:
             attempt(.xmp) { (c: inout ProbeContext) throws(ProbeError) in
                 let bytes = try c.source.read(ByteRange(offset: 0, length: c.source.size), limit: Prober.maxMetadataBlock, what: "XMP sidecar")
@@ -123,6 +125,7 @@ struct ProbeContext {
         if report.kind == .jpeg {
             attempt(.jpeg) { (c: inout ProbeContext) throws(ProbeError) in
                 c.report.samsungTrailer = try SamsungTrailerReader.read(c.source)
+                for w in c.report.samsungTrailer?.warnings ?? [] { c.report.warn(.jpeg, "Samsung trailer: \(w)") }
             }
         }
     }
@@ -143,10 +146,25 @@ struct ProbeContext {
     }
 
     mutating func readGIF() {
-        attempt(.gif) { (c: inout ProbeContext) throws(ProbeError) in c.report.gif = try GIFReader.read(c.source) }
+        attempt(.gif) { (c: inout ProbeContext) throws(ProbeError) in
+            let g = try GIFReader.read(c.source)
+            for w in g.warnings { c.report.warn(.gif, w) }
+            c.report.gif = g
+        }
+    }
+
+    /// A RIFF file (AVI, WebP) declares its size in its header; a shorter file was cut.
+    mutating func checkRIFFSize() {
+        guard let h = try? source.read(at: 0, count: 12), h.count == 12, h.matches("RIFF"),
+            let declared = BinaryReader.uint(h, at: 4, size: 4, bigEndian: false)
+        else { return }
+        if declared + 8 > source.size {
+            report.warn(.sniff, "truncated: the RIFF header declares \(declared + 8) bytes, the file has \(source.size)")
+        }
     }
 
     mutating func readWebP() {
+        checkRIFFSize()
         attempt(.webp) { (c: inout ProbeContext) throws(ProbeError) in
             let r = try WebPReader.read(c.source)
             for w in r.warnings { c.report.warn(.webp, w) }
@@ -176,6 +194,12 @@ struct ProbeContext {
             let r = try c.applyExif(block, container: "TIFF header")
             if let end = r.dataEnd, end > c.source.size {
                 c.report.warn(.tiff, "truncated: image data referenced by IFD0/IFD1 ends at byte \(end), the file has \(c.source.size)")
+            }
+            if let overrun = RawTIFF.ifd0Overrun(block, fileSize: c.source.size) {
+                c.report.warn(.tiff, "truncated: \(overrun), the file has \(c.source.size) bytes")
+            }
+            if let end = RawTIFF.subIFDDataEnd(block, fileSize: c.source.size), end > c.source.size {
+                c.report.warn(.tiff, "truncated: raw image data referenced by a SubIFD ends at byte \(end), the file has \(c.source.size)")
             }
             // Panasonic keeps its full Exif in an embedded JPEG.
             if let jpg = RawTIFF.embeddedJPEG(block), jpg.end <= c.source.size {

@@ -82,6 +82,48 @@ enum RawTIFF {
         return best.map { (width: $0.0, height: $0.1, source: $0.2) }
     }
 
+    /// Where the image data of the SubIFDs (strips or tiles) ends, and whether a SubIFD itself lies past
+    /// the buffer: both mean the file was cut short.
+    static func subIFDDataEnd(_ b: [UInt8], fileSize: UInt64) -> UInt64? {
+        guard b.count >= 8 else { return nil }
+        let be = b[0] == 0x4D
+        guard let ifd0 = BinaryReader.uint(b, at: 4, size: 4, bigEndian: be),
+            let sub = entries(b, at: Int(ifd0), bigEndian: be).first(where: { $0.tag == 0x014A })
+        else { return nil }
+        let offsets: [UInt64] = sub.count == 1 ? [UInt64(sub.value)] : values(sub, b, bigEndian: be)
+        var end: UInt64 = 0
+        for off in offsets.prefix(16) {
+            if off >= fileSize { return off + 2 }
+            let es = entries(b, at: Int(off), bigEndian: be)
+            for (o, c) in [(0x0111, 0x0117), (0x0144, 0x0145)] {
+                guard let oe = es.first(where: { $0.tag == UInt16(o) }), let ce = es.first(where: { $0.tag == UInt16(c) }) else { continue }
+                for (x, y) in zip(values(oe, b, bigEndian: be), values(ce, b, bigEndian: be)) { end = max(end, x + y) }
+            }
+        }
+        return end > 0 ? end : nil
+    }
+
+    /// A description of how IFD0 runs past the end of the file (its entries, or a value they point at),
+    /// or nil when it fits.
+    static func ifd0Overrun(_ b: [UInt8], fileSize: UInt64) -> String? {
+        guard b.count >= 8 else { return "TIFF header is \(b.count) bytes" }
+        let be = b[0] == 0x4D
+        guard let ifd0 = BinaryReader.uint(b, at: 4, size: 4, bigEndian: be) else { return nil }
+        guard let n = BinaryReader.uint(b, at: Int(ifd0), size: 2, bigEndian: be) else {
+            return "IFD0 at offset \(ifd0) lies past the end"
+        }
+        let end = ifd0 + 2 + 12 * n
+        if end > fileSize { return "IFD0 declares \(n) entries ending at byte \(end)" }
+        let sizes: [UInt16: UInt64] = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4]
+        for e in entries(b, at: Int(ifd0), bigEndian: be) {
+            let bytes = UInt64(e.count) * (sizes[e.type] ?? 1)
+            if bytes > 4, UInt64(e.value) + bytes > fileSize {
+                return "IFD0 tag 0x\(String(e.tag, radix: 16)) points at bytes \(e.value)..<\(UInt64(e.value) + bytes)"
+            }
+        }
+        return nil
+    }
+
     /// Panasonic RW2 `JpgFromRaw` (IFD0 0x002E): an embedded JPEG that holds the full Exif.
     static func embeddedJPEG(_ b: [UInt8]) -> ByteRange? {
         guard b.count >= 8 else { return nil }
