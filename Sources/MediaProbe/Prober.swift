@@ -509,28 +509,38 @@ struct ProbeContext {
     /// The stored pixel size, from the most direct source for the container.
     mutating func fillPixelSize() {
         if report.pixelWidth != nil && report.pixelHeight != nil { return }
-        func set(_ w: Int?, _ h: Int?, _ src: String) {
-            guard let w, let h, w > 0, h > 0 else { return }
+        if let (w, h, src) = pixelSizeCandidate() {
             report.pixelWidth = Sourced(w, src)
             report.pixelHeight = Sourced(h, src)
         }
-        if let j = report.jpeg { set(j.width, j.height, "JPEG SOF") }
-        if let p = report.png { set(p.width, p.height, "PNG IHDR") }
-        if let g = report.gif { set(g.width, g.height, "GIF logical screen descriptor") }
-        if let w = report.webp { set(w.width, w.height, "WebP VP8/VP8L/VP8X header") }
-        if let h = report.heif { set(h.width, h.height, "HEIF primary item 'ispe'") }
-        if report.pixelWidth == nil, let v = report.quickTime?.videoTrack {
-            // The track header's presentation size (what players and Photos show, before rotation);
-            // the sample entry's coded size can be smaller (Jellyfish.mov: 640x360 coded, 1920x1080 shown).
-            if v.width ?? 0 > 0 { set(v.width, v.height, "video track 'tkhd' width/height") }
-            else { set(v.codedWidth, v.codedHeight, "video sample entry width/height") }
+    }
+
+    /// The first size the report carries, in order of directness. (A plain function, not a closure that
+    /// captures `self`: the 6.3 optimiser crashed on that shape in release builds.)
+    func pixelSizeCandidate() -> (Int, Int, String)? {
+        func valid(_ w: Int?, _ h: Int?, _ src: String) -> (Int, Int, String)? {
+            guard let w, let h, w > 0, h > 0 else { return nil }
+            return (w, h, src)
         }
-        if report.pixelWidth == nil, let s = report.streams.first(where: { $0.type == "video" }) {
-            set(s.width, s.height, "libavformat video stream")
+        let r = report
+        if let j = r.jpeg, let c = valid(j.width, j.height, "JPEG SOF") { return c }
+        if let p = r.png, let c = valid(p.width, p.height, "PNG IHDR") { return c }
+        if let g = r.gif, let c = valid(g.width, g.height, "GIF logical screen descriptor") { return c }
+        if let w = r.webp, let c = valid(w.width, w.height, "WebP VP8/VP8L/VP8X header") { return c }
+        if let h = r.heif, let c = valid(h.width, h.height, "HEIF primary item 'ispe'") { return c }
+        if let v = r.quickTime?.videoTrack {
+            // The track header's presentation size (what players and Photos show, before rotation); the
+            // sample entry's coded size can differ (Jellyfish.mov: 640x360 coded, 1920x1080 shown).
+            if let c = valid(v.width, v.height, "video track 'tkhd' width/height") { return c }
+            if let c = valid(v.codedWidth, v.codedHeight, "video sample entry width/height") { return c }
         }
-        if report.pixelWidth == nil, let e = report.exif {
-            set(e.exifPixelWidth?.value, e.exifPixelHeight?.value, "EXIF ExifImageWidth/ExifImageHeight")
+        if let s = r.streams.first(where: { $0.type == "video" }), let c = valid(s.width, s.height, "libavformat video stream") {
+            return c
         }
+        if let e = r.exif, let c = valid(e.exifPixelWidth?.value, e.exifPixelHeight?.value, "EXIF ExifImageWidth/ExifImageHeight") {
+            return c
+        }
+        return nil
     }
 
     mutating func checkExtension() {

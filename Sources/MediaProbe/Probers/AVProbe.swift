@@ -91,7 +91,8 @@ enum AVProbe {
 
     static func errorText(_ code: Int32) -> String {
         var buf = [CChar](repeating: 0, count: 256)
-        av_strerror(code, &buf, buf.count)
-        return String(cString: buf)
+        _ = av_strerror(code, &buf, buf.count)
+        let bytes = buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
