@@ -454,7 +454,8 @@ struct ProbeContext {
         if let w = video.codedWidth ?? video.width, let sw = s.width, w != sw {
             report.warn(.libavformat, "video width: box reader \(w), libavformat \(sw)")
         }
-        if let ours = video.nominalFrameRate, let claimed = s.claimedFrameRate, claimed > ours * 1.5 {
+        // Only a claim that would cross the slo-mo threshold (85 fps) matters (reference C7).
+        if let ours = video.nominalFrameRate, let claimed = s.claimedFrameRate, claimed >= 85, claimed > ours * 1.5 {
             report.warn(
                 .libavformat,
                 "libavformat r_frame_rate claims \(format2(claimed)) fps; stts gives a real average of \(format2(ours)) fps (reference C7)"

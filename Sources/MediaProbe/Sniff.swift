@@ -102,7 +102,7 @@ public enum Sniffer {
             return h.firstIndex(of: Array("webm".utf8)) != nil ? .webm : .matroska
         }
         if h.count >= 189, h[0] == 0x47, h[188] == 0x47 { return .mpegTS }
-        if h.count >= 193, h[4] == 0x47, h[192] == 0x47 { return .mpegTS }  // M2TS: 4-byte timecode prefix
+        if h.count >= 389, h[4] == 0x47, h[196] == 0x47, h[388] == 0x47 { return .mpegTS }  // M2TS: 192-byte packets with a 4-byte timecode
         if let kind = sniffBMFF(h) { return kind }
         if let kind = sniffTIFF(h) { return kind }
         return sniffText(h)
