@@ -174,8 +174,9 @@ private struct InflateState {
         // Cannot fail: the fixed code is complete.
         return (try? Huffman(lengths: l, allowIncomplete: false, what: "fixed literal")) ?? Huffman.empty
     }()
+    /// 32 codes of 5 bits; symbols 30 and 31 decode but are rejected as invalid distances.
     static let fixedDist: Huffman = {
-        (try? Huffman(lengths: Array(repeating: 5, count: 30), allowIncomplete: false, what: "fixed distance")) ?? Huffman.empty
+        (try? Huffman(lengths: Array(repeating: 5, count: 32), allowIncomplete: false, what: "fixed distance")) ?? Huffman.empty
     }()
 
     mutating func dynamic() throws(ProbeError) {
