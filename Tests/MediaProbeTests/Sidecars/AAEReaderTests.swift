@@ -173,6 +173,8 @@ struct AAEReaderTests {
 
     @Test("corpus AAE values the ground truth names", .enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func groundTruth() throws {
+        // The list above is every AAE in the corpus.
+        #expect(Set(Corpus.mediaFiles().filter { $0.lowercased().hasSuffix(".aae") }) == Set(Self.corpusAAEs))
         let slomo = try AAEReader.read(try Self.load("exiftool-t-images/PLIST.aae"))
         #expect(slomo.formatIdentifier == "com.apple.video.slomo")
         #expect(slomo.formatVersion == "1.1")

@@ -169,7 +169,8 @@ public enum TakeoutReader {
             let (stem, ext) = splitExtension(name)
             if !ext.isEmpty { add(stem + counter + ".json") }
         }
-        return out
+        // `metadata.json` and its translations describe the folder, never a file.
+        return out.filter { !isAlbumMetadataName($0) }
     }
 
     /// Media names a JSON sidecar may describe, most likely first.
