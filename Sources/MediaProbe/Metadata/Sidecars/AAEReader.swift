@@ -197,7 +197,7 @@ public enum AAEReader {
         if tree["$archiver"] != nil || tree["$objects"] != nil {
             out.dataEncoding = .keyedArchive
             var budget = 50_000
-            let resolved = (tree["$top"]?["root"]).flatMap { KeyedArchive.resolve($0, objects: tree["$objects"]?.arrayValue ?? [], depth: 0, budget: &budget) }
+            let resolved = (tree["$top"]?["root"]).flatMap { SidecarKeyedArchive.resolve($0, objects: tree["$objects"]?.arrayValue ?? [], depth: 0, budget: &budget) }
             out.slowMotion = resolved.flatMap(slowMotion(from:)) ?? AdjustmentSidecar.SlowMotion(rate: nil, start: nil, duration: nil, regionCount: 0)
         } else {
             out.dataEncoding = .binaryPlist
@@ -232,7 +232,7 @@ public enum AAEReader {
 
 /// A generic NSKeyedArchiver flattener: UIDs become the objects they name, NSDictionary/NSArray/NSString
 /// become plain values. Depth- and budget-limited, so cycles and shared references end quietly in nil.
-enum KeyedArchive {
+enum SidecarKeyedArchive {
     static func resolve(_ v: SidecarValue, objects: [SidecarValue], depth: Int, budget: inout Int) -> SidecarValue? {
         guard depth < SidecarPlist.maxDepth, budget > 0 else { return nil }
         budget -= 1

@@ -183,14 +183,14 @@ private struct XMLPlistParser {
             return .string(t.empty ? "" : try text(until: t.name))
         case "integer":
             let s = t.empty ? "" : try text(until: "integer")
-            let trimmed = s.trimmingSpaces
+            let trimmed = s.sidecarTrimmed
             if let v = Int64(trimmed) { return .integer(v) }
             if let v = UInt64(trimmed) { return .integer(Int64(bitPattern: v)) }
             if trimmed.hasPrefix("0x") || trimmed.hasPrefix("0X"), let v = Int64(trimmed.dropFirst(2), radix: 16) { return .integer(v) }
             throw fail("bad <integer> \(String(s.prefix(40)))")
         case "real":
             let s = t.empty ? "" : try text(until: "real")
-            guard let v = Double(s.trimmingSpaces) else { throw fail("bad <real> \(String(s.prefix(40)))") }
+            guard let v = Double(s.sidecarTrimmed) else { throw fail("bad <real> \(String(s.prefix(40)))") }
             return .real(v)
         case "true":
             if !t.empty { _ = try text(until: "true") }
@@ -199,10 +199,10 @@ private struct XMLPlistParser {
             if !t.empty { _ = try text(until: "false") }
             return .bool(false)
         case "date":
-            return .date(String(try (t.empty ? "" : text(until: "date")).trimmingSpaces))
+            return .date(String(try (t.empty ? "" : text(until: "date")).sidecarTrimmed))
         case "data":
             let s = t.empty ? "" : try text(until: "data")
-            guard let d = Base64.decode(s) else { throw fail("bad base64 in <data>") }
+            guard let d = SidecarBase64.decode(s) else { throw fail("bad base64 in <data>") }
             return .data(d)
         default:
             throw fail("unknown element <\(t.name)>")
@@ -211,7 +211,7 @@ private struct XMLPlistParser {
 }
 
 /// Lenient base64 (whitespace ignored, padding optional).
-enum Base64 {
+enum SidecarBase64 {
     static func decode(_ s: String) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(s.utf8.count * 3 / 4)

@@ -36,7 +36,7 @@ public indirect enum SidecarValue: Sendable, Equatable {
             guard d.isFinite, d == d.rounded(), abs(d) < 9.0e18 else { return nil }
             return Int64(d)
         case .bool(let b): return b ? 1 : 0
-        case .string(let s): return Int64(s.trimmingSpaces)
+        case .string(let s): return Int64(s.sidecarTrimmed)
         default: return nil
         }
     }
@@ -46,7 +46,7 @@ public indirect enum SidecarValue: Sendable, Equatable {
         switch self {
         case .integer(let i): return Double(i)
         case .real(let d): return d
-        case .string(let s): return Double(s.trimmingSpaces)
+        case .string(let s): return Double(s.sidecarTrimmed)
         default: return nil
         }
     }
@@ -75,7 +75,7 @@ public indirect enum SidecarValue: Sendable, Equatable {
 }
 
 extension String {
-    var trimmingSpaces: Substring {
+    var sidecarTrimmed: Substring {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" || f == "\n" || f == "\r" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" || l == "\n" || l == "\r" { s.removeLast() }
