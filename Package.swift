@@ -32,15 +32,26 @@ let package = Package(
             name: "MediaProbe",
             dependencies: ["CExif", "CHeif", "CFFmpeg"]),
 
+        // ProbeReport -> judgement with reasons. Pure.
+        .target(
+            name: "Classify",
+            dependencies: ["MediaProbe", "PhotoModel"]),
+
+        // Classified files -> assets and resources. Pure.
+        .target(
+            name: "Assemble",
+            dependencies: ["Classify", "MediaProbe", "PhotoModel"]),
+
         // Stages, crawling, bounded concurrency.
         .target(
             name: "Pipeline",
-            dependencies: ["MediaProbe"]),
+            dependencies: ["MediaProbe", "Classify", "Assemble", "PhotoModel"]),
 
         .executableTarget(
             name: "shoebox",
             dependencies: [
                 "MediaProbe",
+                "Assemble",
                 "Pipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -49,6 +60,9 @@ let package = Package(
         .testTarget(
             name: "MediaProbeTests",
             dependencies: ["MediaProbe", "TestSupport"]),
+        .testTarget(
+            name: "AssembleTests",
+            dependencies: ["Assemble", "Classify", "MediaProbe", "PhotoModel", "TestSupport"]),
         .testTarget(
             name: "ShoeboxCLITests",
             dependencies: ["shoebox", "TestSupport"]),

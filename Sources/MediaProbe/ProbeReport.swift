@@ -53,8 +53,12 @@ public struct ProbeReport: Sendable, Equatable, Codable {
     public var format: FormatFacts?
     /// Whether libheif could open and decode-check the primary image (HEIF only).
     public var heifDecodes: Sourced<Bool>?
-    /// Sidecar contents (AAE plist, XMP sidecar, Takeout JSON) are read by the assembly stage;
-    /// the probe only records the kind.
+    /// An AAE sidecar's contents.
+    public var adjustments: AdjustmentSidecar?
+    /// A Google Takeout JSON sidecar's contents.
+    public var takeout: TakeoutMetadata?
+    /// The file's modification time (UTC), the creation date of last resort.
+    public var fileModified: FileDate?
     public var issues: [ProbeIssue] = []
 
     public init(path: String, fileSize: UInt64, kind: ContainerKind) {
@@ -156,6 +160,8 @@ public struct DateFacts: Sendable, Equatable, Codable {
     public var quickTimeCreation: Sourced<FileDate>?
     /// `mvhd` creation time: UTC (often rewritten on export).
     public var movieHeaderCreation: Sourced<FileDate>?
+    /// AVCHD `MDPM` recording time from the H.264 SEI (MPEG-TS camcorder files).
+    public var avchd: Sourced<FileDate>?
     /// XMP `photoshop:DateCreated` / `xmp:CreateDate` / `exif:DateTimeOriginal`.
     public var xmpCreation: Sourced<FileDate>?
 

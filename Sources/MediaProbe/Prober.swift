@@ -35,7 +35,9 @@ public struct Prober: Sendable {
             r.fail(.open, error.description)
             return r
         }
-        return probe(source: source, path: path, onDisk: true)
+        var r = probe(source: source, path: path, onDisk: true)
+        r.fileModified = FileDate(local: ProbeContext.utcText(source.modificationTime), offsetSeconds: 0)
+        return r
     }
 
     /// Probes bytes from any source. `onDisk` allows the C libraries (which open the path themselves).
@@ -93,13 +95,27 @@ struct ProbeContext {
         case _ where kind.isBMFF: readBMFF()
         case .avi, .matroska, .webm, .mpegTS:
             checkRIFFSize()
+            if kind == .mpegTS, let d = AVCHDReader.recordingDate(source) {
+                report.dates.avchd = Sourced(d, "H.264 SEI MDPM recording time (AVCHD)")
+            }
             readWithLibavformat(analyze: true)
         case .xmp:
             attempt(.xmp) { (c: inout ProbeContext) throws(ProbeError) in
                 let bytes = try c.source.read(ByteRange(offset: 0, length: c.source.size), limit: Prober.maxMetadataBlock, what: "XMP sidecar")
                 c.applyXMP(bytes, source: "XMP sidecar")
             }
-        default: break  // AAE and JSON sidecars are read by the assembly stage.
+        case .aae:
+            attempt(.sidecar) { (c: inout ProbeContext) throws(ProbeError) in
+                let bytes = try c.source.read(ByteRange(offset: 0, length: c.source.size), limit: AAEReader.maxFileSize, what: "AAE sidecar")
+                c.report.adjustments = try AAEReader.read(bytes)
+            }
+        case .json:
+            attempt(.sidecar) { (c: inout ProbeContext) throws(ProbeError) in
+                let bytes = try c.source.read(ByteRange(offset: 0, length: c.source.size), limit: TakeoutReader.maxFileSize, what: "JSON sidecar")
+                let name = c.path.split(separator: "/").last.map(String.init)
+                c.report.takeout = try TakeoutReader.read(bytes, fileName: name)
+            }
+        default: break
         }
         report.kind = kind
         locateMotionPhoto()
@@ -573,6 +589,27 @@ struct ProbeContext {
     }
 
     func format2(_ v: Double) -> String { String((v * 100).rounded() / 100) }
+
+    static func utcText(_ t: Int) -> String { FileDate.utcText(t) }
+}
+
+extension FileDate {
+    /// `YYYY-MM-DDTHH:MM:SS` for seconds since 1970, UTC (civil-from-days, no Foundation).
+    public static func utcText(_ t: Int) -> String {
+        let days = t >= 0 ? t / 86400 : (t - 86399) / 86400
+        let secs = t - days * 86400
+        let z = days + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let two = FileDate.twoDigits
+        return String(y) + "-" + two(m) + "-" + two(d) + "T" + two(secs / 3600) + ":" + two(secs % 3600 / 60) + ":" + two(secs % 60)
+    }
 }
 
 /// A window onto part of another source (an embedded JPEG, a motion-photo video).

@@ -38,6 +38,12 @@ public struct Crawler: Sendable {
 
     struct DirID: Hashable { let dev: UInt64; let ino: UInt64 }
 
+    /// Whether `path` names a directory (following links).
+    public static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
     private func walk(path: String, isRoot: Bool, seen: inout Set<DirID>, depth: Int, visit: (CrawlEntry) throws -> Void) rethrows {
         var st = stat()
         guard stat(path, &st) == 0 else {

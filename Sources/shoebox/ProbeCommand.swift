@@ -52,42 +52,6 @@ struct ProbeCommand: AsyncParsableCommand {
     }
 }
 
-/// Probes entries with bounded parallelism and delivers reports in input order.
-enum ProbeRunner {
-    static func run(
-        _ entries: [CrawlEntry], prober: Prober, width: Int,
-        deliver: (ProbeReport) throws -> Void
-    ) async throws {
-        try await withThrowingTaskGroup(of: (Int, ProbeReport).self) { group in
-            var next = 0
-            var pending: [Int: ProbeReport] = [:]
-            var emit = 0
-            func submit() {
-                guard next < entries.count else { return }
-                let i = next, entry = entries[i]
-                next += 1
-                group.addTask {
-                    if let error = entry.error {
-                        var r = ProbeReport(path: entry.path, fileSize: 0, kind: .unknown)
-                        r.issues.append(ProbeIssue(severity: .error, stage: .open, reason: error))
-                        return (i, r)
-                    }
-                    return (i, prober.probe(path: entry.path))
-                }
-            }
-            for _ in 0..<max(1, width) { submit() }
-            while let (i, report) = try await group.next() {
-                pending[i] = report
-                while let r = pending.removeValue(forKey: emit) {
-                    try deliver(r)
-                    emit += 1
-                }
-                submit()
-            }
-        }
-    }
-}
-
 /// Writes reports as JSON (one array), NDJSON (a line each) or a table.
 final class ReportWriter {
     let format: OutputFormat

@@ -7,7 +7,7 @@ struct Shoebox: AsyncParsableCommand {
         commandName: "shoebox",
         abstract: "Catalogue folders of photos and videos the way Apple's PhotoKit sees them.",
         version: "0.1.0",
-        subcommands: [ProbeCommand.self])
+        subcommands: [ProbeCommand.self, InspectCommand.self])
 }
 
 /// Output formats shared by the commands.

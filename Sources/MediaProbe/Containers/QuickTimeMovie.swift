@@ -125,7 +125,7 @@ struct QuickTimeMovieParser {
         for k in buf.children(of: box, path: path, warnings: &warnings) {
             if k.type == "meta" {
                 out += metaKeys(k, path: "\(path)/meta")
-            } else if k.type.hasPrefix("©") || k.type == "loci" {
+            } else if k.type.hasPrefix("©") || k.type == "loci" || k.type == "date" {
                 out += QuickTimeMetadata.userDataItem(buf, k, path: "\(path)/\(k.type)", warnings: &warnings)
             }
         }

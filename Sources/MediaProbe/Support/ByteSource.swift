@@ -53,6 +53,8 @@ public struct MemorySource: ByteSource {
 public final class FileSource: ByteSource {
     public let path: String
     public let size: UInt64
+    /// Modification time, seconds since 1970 (UTC).
+    public let modificationTime: Int
     private let fd: Int32
 
     /// Opens `path` read-only. Refuses anything but a regular file (a FIFO would block, a device could
@@ -77,6 +79,7 @@ public final class FileSource: ByteSource {
         }
         self.fd = fd
         self.size = UInt64(st2.st_size)
+        self.modificationTime = Int(st2.st_mtim.tv_sec)
     }
 
     deinit { close(fd) }

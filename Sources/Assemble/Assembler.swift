@@ -1,0 +1,510 @@
+import Classify
+import MediaProbe
+import PhotoModel
+
+/// A file that forms no asset, and why.
+public struct Orphan: Sendable, Equatable, Codable {
+    public var path: String
+    public var kind: String
+    public var reason: String
+
+    public init(path: String, kind: String, reason: String) {
+        self.path = path
+        self.kind = kind
+        self.reason = reason
+    }
+}
+
+/// A metadata source attached to an asset (Takeout JSON, XMP sidecar).
+public struct MetadataSource: Sendable, Equatable, Codable {
+    public var type: String
+    public var path: String
+
+    public init(type: String, path: String) {
+        self.type = type
+        self.path = path
+    }
+}
+
+/// The result of assembling the files under one root.
+public struct Assembly: Sendable, Equatable {
+    public var assets: [AssembledAsset]
+    public var orphans: [Orphan]
+    /// Problems worth a user's attention that did not stop assembly (mismatched pairs, …).
+    public var notes: [String]
+}
+
+/// An asset plus what only assembly knows: the metadata sources and the pairing confidence.
+public struct AssembledAsset: Sendable, Equatable {
+    public var asset: Asset
+    public var metadataSources: [MetadataSource] = []
+    /// For a Live Photo: how sure the pairing is (`high` by content identifier, `medium` by name and time).
+    public var pairingConfidence: String?
+    public var pairedVideoDuration: Double?
+    public var embeddedVideo: ResourceRange?
+}
+
+/// Files → assets and resources. Pure: works on classifications (which carry sidecar contents).
+///
+/// Live Photos pair by content identifier (still MakerNote 0x0011 = movie content.identifier), never by
+/// name alone; only files without an identifier fall back to same folder + same stem + capture within a
+/// second. RAW+JPEG with one stem in one folder is one asset. `IMG_E…`, `…_edited`, `…-edited` renders are
+/// full-size resources of their original, AAE files its adjustment data. Takeout JSON and XMP sidecars
+/// are metadata sources. Everything left over is an orphan with a reason.
+public enum Assembler {
+    public static func assemble(_ files: [FileClassification], root: String) -> Assembly {
+        var state = State(root: root)
+        state.load(files)
+        state.pairLivePhotos()
+        state.pairByName()
+        state.attachEdits()
+        state.pairRawJPEG()
+        state.makeAssets()
+        state.attachAdjustments()
+        state.attachSidecars()
+        state.finish()
+        return Assembly(assets: state.assets, orphans: state.orphans, notes: state.notes)
+    }
+
+    // MARK: - Names
+
+    /// The parts of a file name that matter for grouping.
+    struct Name: Equatable {
+        let dir: String
+        let file: String
+        /// Without the extension.
+        let stem: String
+        let ext: String
+
+        init(_ rel: String) {
+            let parts = rel.split(separator: "/", omittingEmptySubsequences: false)
+            file = parts.last.map(String.init) ?? rel
+            dir = parts.dropLast().joined(separator: "/")
+            if let dot = file.lastIndex(of: "."), dot != file.startIndex {
+                stem = String(file[..<dot])
+                ext = String(file[file.index(after: dot)...]).lowercased()
+            } else {
+                stem = file
+                ext = ""
+            }
+        }
+    }
+
+    /// `IMG_E1234` → `IMG_1234`, `x_edited`/`x-edited` (and Takeout's translations) → `x`; nil when the stem
+    /// is not an edit's.
+    static func originalStem(ofEdit stem: String) -> String? {
+        let upper = stem.uppercased()
+        if upper.hasPrefix("IMG_E"), stem.count > 5, stem.dropFirst(5).first?.isNumber == true {
+            return "IMG_" + stem.dropFirst(5)
+        }
+        for suffix in ["_edited"] + TakeoutReader.editedSuffixes {
+            if stem.lowercased().hasSuffix(suffix.lowercased()), stem.count > suffix.count {
+                return String(stem.dropLast(suffix.count))
+            }
+        }
+        return nil
+    }
+
+    /// `IMG_O1234` (original adjustments) → `IMG_1234`.
+    static func originalAdjustmentStem(_ stem: String) -> String? {
+        let upper = stem.uppercased()
+        guard upper.hasPrefix("IMG_O"), stem.count > 5, stem.dropFirst(5).first?.isNumber == true else { return nil }
+        return "IMG_" + stem.dropFirst(5)
+    }
+
+    /// Stem variants a Live Photo's movie may carry: `IMG_0728_3.mov`, `IMG_0728_HEVC.MOV`.
+    static func baseStem(_ stem: String) -> String {
+        for suffix in ["_3", "_HEVC", "_hevc", "(1)"] where stem.hasSuffix(suffix) && stem.count > suffix.count {
+            return String(stem.dropLast(suffix.count))
+        }
+        return stem
+    }
+
+    static let stillUTI: [String: String] = [
+        "jpeg": "public.jpeg", "png": "public.png", "gif": "com.compuserve.gif", "webp": "org.webmproject.webp",
+        "heic": "public.heic", "avif": "public.avif", "tiff": "public.tiff", "dng": "com.adobe.raw-image",
+        "cr2": "com.canon.cr2-raw-image", "cr3": "com.canon.cr3-raw-image", "nef": "com.nikon.raw-image",
+        "arw": "com.sony.arw-raw-image", "orf": "com.olympus.raw-image", "rw2": "com.panasonic.rw2-raw-image",
+        "pef": "com.pentax.raw-image", "raf": "com.fuji.raw-image", "mov": "com.apple.quicktime-movie",
+        "mp4": "public.mpeg-4", "m4v": "com.apple.m4v-video", "3gp": "public.3gpp", "avi": "public.avi",
+        "matroska": "org.matroska.mkv", "webm": "org.webmproject.webm", "mpeg-ts": "public.avchd-mpeg-2-transport-stream",
+        "aae": "com.apple.photos.apple-adjustment-envelope",
+    ]
+
+    // MARK: - State
+
+    struct Item {
+        var c: FileClassification
+        var rel: String
+        var name: Name
+        /// Index of the asset this file belongs to, once decided.
+        var owner: Int?
+        var role: AssetResourceType?
+    }
+
+    struct Group {
+        var primary: Int
+        var members: [(Int, AssetResourceType)] = []
+        var reasons: [Reason] = []
+        var confidence: String?
+    }
+
+    struct State {
+        let root: String
+        var items: [Item] = []
+        var groups: [Group] = []
+        var assets: [AssembledAsset] = []
+        var orphans: [Orphan] = []
+        var notes: [String] = []
+
+        init(root: String) { self.root = root }
+
+        func relative(_ path: String) -> String {
+            let r = root.hasSuffix("/") ? root : root + "/"
+            if path.hasPrefix(r) { return String(path.dropFirst(r.count)) }
+            if path == root { return Name(path).file }
+            return path
+        }
+
+        mutating func load(_ files: [FileClassification]) {
+            for f in files.sorted(by: { $0.path < $1.path }) {
+                let rel = relative(f.path)
+                items.append(Item(c: f, rel: rel, name: Name(rel)))
+            }
+        }
+
+        var media: [Int] { items.indices.filter { items[$0].c.role == .image || items[$0].c.role == .video } }
+
+        func isEdit(_ i: Int) -> Bool { Assembler.originalStem(ofEdit: items[i].name.stem) != nil }
+
+        /// Starts a group with `i` as its primary resource.
+        mutating func newGroup(_ i: Int, _ type: AssetResourceType) -> Int {
+            groups.append(Group(primary: i, members: [(i, type)]))
+            items[i].owner = groups.count - 1
+            items[i].role = type
+            return groups.count - 1
+        }
+
+        mutating func add(_ i: Int, to g: Int, as type: AssetResourceType, _ reason: Reason? = nil) {
+            groups[g].members.append((i, type))
+            items[i].owner = g
+            items[i].role = type
+            if let reason { groups[g].reasons.append(reason) }
+        }
+
+        // MARK: Live Photos by content identifier
+
+        mutating func pairLivePhotos() {
+            var byID: [String: (stills: [Int], movies: [Int])] = [:]
+            for i in media {
+                guard let id = items[i].c.contentIdentifier else { continue }
+                if items[i].c.role == .image, items[i].c.embeddedVideo == nil { byID[id, default: ([], [])].stills.append(i) }
+                if items[i].c.role == .video { byID[id, default: ([], [])].movies.append(i) }
+            }
+            for (id, set) in byID.sorted(by: { $0.key < $1.key }) where !set.stills.isEmpty && !set.movies.isEmpty {
+                let origStills = set.stills.filter { !isEdit($0) }
+                let origMovies = set.movies.filter { !isEdit($0) }
+                let editStills = set.stills.filter { isEdit($0) }
+                let editMovies = set.movies.filter { isEdit($0) }
+                guard let still = origStills.first ?? set.stills.first else { continue }
+                // An edited pair with its own identifier, whose original is in the same folder, belongs to
+                // that original: the edit pass attaches it as full-size resources.
+                if isEdit(still), hasOriginal(still) { continue }
+                // Prefer the movie in the same folder with the closest stem.
+                let candidates = origMovies.isEmpty ? set.movies.filter { !editMovies.contains($0) || origStills.isEmpty } : origMovies
+                guard let movie = best(candidates, for: still) else { continue }
+                let g = newGroup(still, .photo)
+                add(movie, to: g, as: .pairedVideo, Reason("pairedVideo", "\(items[movie].rel): \(items[movie].c.contentIdentifierSource ?? "content.identifier") = still's \(items[still].c.contentIdentifierSource ?? "ContentIdentifier") = \(id)"))
+                groups[g].confidence = "high"
+                for other in origStills where other != still {
+                    notes.append("content identifier \(id) is shared by two stills (\(items[still].rel), \(items[other].rel)); only the first is paired")
+                }
+                for other in origMovies where other != movie {
+                    notes.append("content identifier \(id) is shared by two movies (\(items[movie].rel), \(items[other].rel)); only the first is paired")
+                }
+                // An edited Live Photo: the edited still with the edited movie.
+                if let es = editStills.first(where: { items[$0].owner == nil }) {
+                    add(es, to: g, as: .fullSizePhoto, Reason("fullSizePhoto", "\(items[es].rel): rendered edit with the same content identifier"))
+                }
+                if let em = editMovies.first(where: { items[$0].owner == nil }) {
+                    add(em, to: g, as: .fullSizePairedVideo, Reason("fullSizePairedVideo", "\(items[em].rel): rendered edit of the paired video (same content identifier)"))
+                }
+            }
+        }
+
+        /// Whether an edit's original (by name) is in the same folder.
+        func hasOriginal(_ i: Int) -> Bool {
+            guard let stem = Assembler.originalStem(ofEdit: items[i].name.stem) else { return false }
+            let n = items[i].name
+            return items.contains { $0.name.dir == n.dir && $0.name.stem.lowercased() == stem.lowercased() && $0.c.role == items[i].c.role }
+        }
+
+        /// The candidate in the same folder with the most similar stem, else the first.
+        func best(_ candidates: [Int], for i: Int) -> Int? {
+            let n = items[i].name
+            return candidates.first { items[$0].name.dir == n.dir && baseStem(items[$0].name.stem) == baseStem(n.stem) }
+                ?? candidates.first { items[$0].name.dir == n.dir } ?? candidates.first
+        }
+
+        // MARK: Fallback pairing by name and time
+
+        mutating func pairByName() {
+            let free = media.filter { items[$0].owner == nil && !isEdit($0) }
+            let stills = free.filter { items[$0].c.role == .image && items[$0].c.embeddedVideo == nil && !items[$0].c.kind.isRAW }
+            let movies = free.filter { items[$0].c.role == .video }
+            for m in movies where items[m].owner == nil {
+                let mn = items[m].name
+                guard let s = stills.first(where: {
+                    items[$0].owner == nil && items[$0].name.dir == mn.dir && baseStem(items[$0].name.stem) == baseStem(mn.stem)
+                }) else { continue }
+                // Only when one side has no identifier: two different identifiers are two different captures.
+                if let a = items[s].c.contentIdentifier, let b = items[m].c.contentIdentifier, a != b { continue }
+                guard let ds = items[s].c.creationDate, let dm = items[m].c.creationDate,
+                    let es = Classifier.epochSeconds(ds.local), let em = Classifier.epochSeconds(dm.local)
+                else { continue }
+                // Compare instants when both offsets are known, else wall-clock times.
+                let delta = abs((es - (ds.offsetSeconds ?? 0)) - (em - (dm.offsetSeconds ?? 0)))
+                let deltaLocal = abs(es - em)
+                guard min(delta, deltaLocal) <= 1 else { continue }
+                let g = newGroup(s, .photo)
+                add(m, to: g, as: .pairedVideo, Reason("pairedVideo", "\(items[m].rel): no shared content identifier; same folder and stem, capture times within 1 s (medium confidence)"))
+                groups[g].confidence = "medium"
+            }
+        }
+
+        // MARK: Edits
+
+        mutating func attachEdits() {
+            for i in media where items[i].owner == nil {
+                guard let origStem = Assembler.originalStem(ofEdit: items[i].name.stem) else { continue }
+                let n = items[i].name
+                let isVideo = items[i].c.role == .video
+                // The original: same folder, the original stem, same media type (a still for an edited still).
+                guard let o = items.indices.first(where: {
+                    $0 != i && items[$0].name.dir == n.dir && items[$0].name.stem.lowercased() == origStem.lowercased()
+                        && items[$0].c.role == items[i].c.role && !isEdit($0)
+                }) ?? (isVideo ? items.indices.first(where: {
+                    $0 != i && items[$0].name.dir == n.dir && items[$0].name.stem.lowercased() == origStem.lowercased() && items[$0].c.role == .image
+                }) : nil)
+                else { continue }
+                let g = items[o].owner ?? newGroup(o, items[o].c.role == .video ? .video : .photo)
+                let type: AssetResourceType
+                if !isVideo {
+                    type = .fullSizePhoto
+                } else if groups[g].members.contains(where: { $0.1 == .pairedVideo }) || items[o].c.role == .image {
+                    type = .fullSizePairedVideo
+                } else {
+                    type = .fullSizeVideo
+                }
+                add(i, to: g, as: type, Reason(type.name, "\(items[i].rel): rendered edit of \(items[o].rel) (name)"))
+            }
+        }
+
+        // MARK: RAW + JPEG
+
+        mutating func pairRawJPEG() {
+            for r in media where items[r].owner == nil && items[r].c.kind.isRAW {
+                let n = items[r].name
+                guard let j = items.indices.first(where: {
+                    $0 != r && items[$0].name.dir == n.dir && items[$0].name.stem.lowercased() == n.stem.lowercased()
+                        && [.jpeg, .heic].contains(items[$0].c.kind)
+                }) else { continue }
+                let g = items[j].owner ?? newGroup(j, .photo)
+                add(r, to: g, as: .alternatePhoto, Reason("alternatePhoto", "\(items[r].rel): RAW with the same stem as \(items[j].rel)"))
+            }
+        }
+
+        // MARK: Assets
+
+        mutating func makeAssets() {
+            for i in media where items[i].owner == nil {
+                _ = newGroup(i, items[i].c.role == .video ? .video : .photo)
+            }
+            for g in groups.indices {
+                assets.append(makeAsset(groups[g]))
+            }
+        }
+
+        func makeAsset(_ g: Group) -> AssembledAsset {
+            let p = items[g.primary]
+            let c = p.c
+            var a = Asset(id: p.rel, mediaType: c.mediaType)
+            a.mediaSubtypes = c.subtypes
+            a.traits = c.traits
+            a.playbackStyle = c.playbackStyle
+            a.creationDate = c.creationDate
+            a.creationDateSource = c.creationDateSource
+            a.location = c.location
+            a.locationSource = c.locationSource
+            a.pixelWidth = c.pixelWidth
+            a.pixelHeight = c.pixelHeight
+            a.duration = c.mediaType == .video ? (c.duration ?? 0) : 0
+            a.contentIdentifier = c.contentIdentifier
+            a.burstIdentifier = c.burstIdentifier
+            a.make = c.make
+            a.model = c.model
+            a.lensModel = c.lensModel
+            a.reasons = c.reasons + g.reasons
+            for (i, type) in g.members {
+                let it = items[i]
+                a.resources.append(
+                    AssetResource(
+                        type: type, path: it.rel, originalFilename: it.name.file,
+                        uniformTypeIdentifier: Assembler.stillUTI[it.c.kind.rawValue], fileSize: it.c.fileSize))
+            }
+            var out = AssembledAsset(asset: a)
+            out.pairingConfidence = g.confidence
+            out.embeddedVideo = c.embeddedVideo
+            if let pv = g.members.first(where: { $0.1 == .pairedVideo }) {
+                out.asset.mediaSubtypes.insert(.photoLive)
+                out.asset.playbackStyle = .livePhoto
+                out.asset.reasons.append(Reason("photoLive", "paired video \(items[pv.0].rel) (\(g.confidence ?? "high") confidence)"))
+                out.pairedVideoDuration = items[pv.0].c.duration
+                if out.asset.location == nil, let l = items[pv.0].c.location {
+                    out.asset.location = l
+                    out.asset.locationSource = "paired video: \(items[pv.0].c.locationSource ?? "")"
+                }
+            }
+            if g.members.contains(where: { [.fullSizePhoto, .fullSizeVideo, .fullSizePairedVideo].contains($0.1) }) {
+                out.asset.traits.insert(.edited)
+                out.asset.hasAdjustments = true
+                let renders = g.members.filter { [.fullSizePhoto, .fullSizeVideo, .fullSizePairedVideo].contains($0.1) }.map { items[$0.0].name.file }
+                out.asset.reasons.append(Reason("trait:edited", "rendered edit present (\(renders.joined(separator: ", ")))"))
+            }
+            return out
+        }
+
+        // MARK: AAE
+
+        mutating func attachAdjustments() {
+            for i in items.indices where items[i].c.role == .adjustmentSidecar {
+                let n = items[i].name
+                let userStem = n.stem
+                let origStem = Assembler.originalAdjustmentStem(n.stem)
+                let target = origStem ?? userStem
+                guard let a = assets.firstIndex(where: { asset in
+                    let primary = Name(asset.asset.id)
+                    return primary.dir == n.dir && primary.stem.lowercased() == target.lowercased()
+                }) else {
+                    orphans.append(Orphan(path: items[i].rel, kind: "aae", reason: "no media file with stem \(target) in folder"))
+                    continue
+                }
+                assets[a].asset.resources.append(
+                    AssetResource(type: .adjustmentData, path: items[i].rel, originalFilename: n.file, uniformTypeIdentifier: Assembler.stillUTI["aae"], fileSize: items[i].c.fileSize))
+                let fmt = items[i].c.adjustments.map { "\($0.formatIdentifier) \($0.formatVersion ?? "")" } ?? "unreadable"
+                if origStem == nil {
+                    assets[a].asset.hasAdjustments = true
+                    assets[a].asset.reasons.append(Reason("hasAdjustments", "\(items[i].rel): user adjustments (\(fmt))"))
+                    if let v = items[i].c.adjustments?.playbackVariation, let pv = PlaybackVariation(rawValue: v), pv != .none {
+                        assets[a].asset.playbackVariation = pv
+                        assets[a].asset.reasons.append(Reason("playbackVariation", "\(items[i].rel): AutoLoop flavor → \(pv)"))
+                        if pv == .autoloop || pv == .mirror { assets[a].asset.playbackStyle = .videoLooping }
+                    }
+                    if let slomo = items[i].c.adjustments?.slowMotion, let rate = slomo.rate, rate < 1 {
+                        assets[a].asset.reasons.append(Reason("trait:slomo", "\(items[i].rel): com.apple.video.slomo ramp at rate \(rate)"))
+                        if !assets[a].asset.mediaSubtypes.contains(.videoHighFrameRate) { assets[a].asset.traits.insert(.possibleRenderedSlomo) }
+                    }
+                } else {
+                    assets[a].asset.reasons.append(Reason("adjustmentData", "\(items[i].rel): original adjustments (IMG_O…), not a user edit (\(fmt))"))
+                }
+            }
+        }
+
+        // MARK: Takeout JSON and XMP sidecars
+
+        mutating func attachSidecars() {
+            for i in items.indices where items[i].c.role == .takeoutJSON || items[i].c.role == .xmpSidecar {
+                let n = items[i].name
+                if items[i].c.role == .takeoutJSON {
+                    guard let t = items[i].c.takeout else {
+                        orphans.append(Orphan(path: items[i].rel, kind: "json", reason: "not Google Takeout metadata: \(items[i].c.errors.first ?? "unreadable")"))
+                        continue
+                    }
+                    if t.isAlbumMetadata {
+                        orphans.append(Orphan(path: items[i].rel, kind: "googleTakeoutAlbumJson", reason: "album-level Takeout metadata (title/geo of the album folder), not attached to any media file"))
+                        continue
+                    }
+                    let matches = assets.indices.filter { a in
+                        assets[a].asset.resources.contains { r in
+                            Name(r.path).dir == n.dir && TakeoutReader.matches(sidecar: n.file, media: Name(r.path).file)
+                        }
+                    }
+                    guard let a = matches.first else {
+                        let media = TakeoutReader.mediaNames(forSidecar: n.file).first ?? n.stem
+                        orphans.append(Orphan(path: items[i].rel, kind: "googleTakeoutJson", reason: "media file \(media) not present"))
+                        continue
+                    }
+                    assets[a].metadataSources.append(MetadataSource(type: "googleTakeoutJson", path: items[i].rel))
+                    apply(takeout: t, from: items[i].rel, to: a)
+                } else {
+                    // x.jpg.xmp or x.xmp
+                    let target = n.stem
+                    guard let a = assets.firstIndex(where: { asset in
+                        asset.asset.resources.contains { r in
+                            let rn = Name(r.path)
+                            return rn.dir == n.dir && (rn.file.lowercased() == target.lowercased() || rn.stem.lowercased() == target.lowercased())
+                        }
+                    }) else {
+                        orphans.append(Orphan(path: items[i].rel, kind: "xmp", reason: "no media file named \(target) in folder"))
+                        continue
+                    }
+                    assets[a].metadataSources.append(MetadataSource(type: "xmpSidecar", path: items[i].rel))
+                    if let x = items[i].c.xmp { apply(xmp: x, from: items[i].rel, to: a) }
+                }
+            }
+        }
+
+        mutating func apply(takeout t: TakeoutMetadata, from path: String, to a: Int) {
+            if assets[a].asset.creationDate == nil, let ts = t.photoTakenTime {
+                assets[a].asset.creationDate = AssetDate(local: FileDate.utcText(Int(ts)), offsetSeconds: 0)
+                assets[a].asset.creationDateSource = "\(path) photoTakenTime (UTC)"
+            }
+            if assets[a].asset.location == nil, let g = t.geoDataExif ?? t.geoData {
+                assets[a].asset.location = Location(latitude: g.latitude, longitude: g.longitude, altitude: g.altitude)
+                assets[a].asset.locationSource = "\(path) geoData"
+            }
+            if t.favorited == true {
+                assets[a].asset.isFavorite = true
+                assets[a].asset.reasons.append(Reason("isFavorite", "\(path) favorited = true"))
+            }
+            if t.archived == true {
+                assets[a].asset.isHidden = true
+                assets[a].asset.reasons.append(Reason("isHidden", "\(path) archived = true"))
+            }
+        }
+
+        mutating func apply(xmp x: XMPFacts, from path: String, to a: Int) {
+            if assets[a].asset.creationDate == nil {
+                for key in ["exif:DateTimeOriginal", "photoshop:DateCreated", "xmp:CreateDate"] {
+                    if let v = x[key], let d = AssetDate(iso: v) {
+                        assets[a].asset.creationDate = d
+                        assets[a].asset.creationDateSource = "\(path) \(key)"
+                        break
+                    }
+                }
+            }
+            if let rating = x["xmp:Rating"], let r = Int(rating), r >= 5 {
+                assets[a].asset.isFavorite = true
+                assets[a].asset.reasons.append(Reason("isFavorite", "\(path) xmp:Rating = \(r)"))
+            }
+        }
+
+        // MARK: Finish
+
+        mutating func finish() {
+            for i in items.indices where items[i].c.role == .unsupported {
+                let why = items[i].c.errors.first ?? "not a photo, video or known sidecar"
+                orphans.append(Orphan(path: items[i].rel, kind: items[i].c.kind.rawValue, reason: why))
+            }
+            for a in assets.indices where assets[a].asset.creationDate == nil {
+                let p = items.first { $0.rel == assets[a].asset.id }
+                if let m = p?.c.fileModified {
+                    assets[a].asset.creationDate = m
+                    assets[a].asset.creationDateSource = "file modification time (last resort: no date in the file or its sidecars)"
+                }
+            }
+            assets.sort { $0.asset.id < $1.asset.id }
+            orphans.sort { $0.path < $1.path }
+        }
+    }
+}

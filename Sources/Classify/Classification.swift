@@ -1,0 +1,66 @@
+import MediaProbe
+import PhotoModel
+
+/// What one file is, judged from its probe report: media type, subtypes, traits and playback style,
+/// each with the reason that names its evidence. Pure data; no I/O.
+public struct FileClassification: Sendable, Equatable {
+    public enum Role: String, Sendable, Codable {
+        case image, video, adjustmentSidecar, xmpSidecar, takeoutJSON, unsupported
+    }
+
+    public var path: String
+    public var kind: ContainerKind
+    public var role: Role
+    public var fileSize: UInt64
+    public var mediaType: MediaType
+    public var subtypes: MediaSubtypes = []
+    public var traits: Set<Trait> = []
+    public var playbackStyle: PlaybackStyle
+    public var reasons: [Reason] = []
+
+    /// Live Photo pairing key: the still's Apple ContentIdentifier or the movie's content.identifier.
+    public var contentIdentifier: String?
+    public var contentIdentifierSource: String?
+    public var burstIdentifier: String?
+    public var creationDate: AssetDate?
+    public var creationDateSource: String?
+    public var location: Location?
+    public var locationSource: String?
+    /// Display size (orientation, `irot` or track rotation applied).
+    public var pixelWidth: Int = 0
+    public var pixelHeight: Int = 0
+    public var duration: Double?
+    public var nominalFrameRate: Double?
+    public var make: String?
+    public var model: String?
+    public var lensModel: String?
+    /// An Android motion photo's embedded MP4.
+    public var embeddedVideo: ResourceRange?
+    /// Problems the probe met (copied for the orphan/error report).
+    public var errors: [String] = []
+    /// Sidecar contents, for sidecar roles.
+    public var adjustments: AdjustmentSidecar?
+    public var takeout: TakeoutMetadata?
+    public var xmp: XMPFacts?
+    /// File modification time (UTC): the creation date of last resort.
+    public var fileModified: AssetDate?
+
+    public init(path: String, kind: ContainerKind, role: Role, fileSize: UInt64, mediaType: MediaType) {
+        self.path = path
+        self.kind = kind
+        self.role = role
+        self.fileSize = fileSize
+        self.mediaType = mediaType
+        self.playbackStyle = mediaType == .video ? .video : (mediaType == .image ? .image : .unsupported)
+    }
+
+    mutating func add(_ subtype: MediaSubtypes, _ name: String, _ evidence: String) {
+        subtypes.insert(subtype)
+        reasons.append(Reason(name, evidence))
+    }
+
+    mutating func add(_ trait: Trait, _ evidence: String) {
+        traits.insert(trait)
+        reasons.append(Reason("trait:\(trait.rawValue)", evidence))
+    }
+}

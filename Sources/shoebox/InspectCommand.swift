@@ -1,0 +1,87 @@
+import ArgumentParser
+import Assemble
+import Foundation
+import MediaProbe
+import Pipeline
+
+/// `shoebox inspect PATH…`: assemble the files under each path into assets (no catalog needed).
+struct InspectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Assemble files into PhotoKit-style assets: subtypes, traits, resources and the reasons for each.",
+        discussion: """
+            Resource paths are relative to each PATH (a file's folder when PATH is a file). Orphans (sidecars \
+            with no media, unreadable files) are listed after the assets. Exit status 0, or 1 when some files \
+            could not be read; 2 for usage errors.
+            """)
+
+    @Argument(help: "Folders (or files) to assemble.")
+    var paths: [String]
+
+    @Option(help: "Output format: json, ndjson or table.")
+    var format: OutputFormat = .json
+
+    @Flag(help: "Include hidden files and directories.")
+    var hidden = false
+
+    @Option(help: "Files probed at once (default: the number of cores).")
+    var jobs: Int?
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("Give at least one folder or file to inspect.") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+    }
+
+    func run() async throws {
+        let results = try await Inspector.inspect(
+            paths, width: jobs ?? ProcessInfo.processInfo.activeProcessorCount, crawler: Crawler(includeHidden: hidden))
+        let out = FileHandle.standardOutput
+        let enc = JSONEncoder()
+        enc.outputFormatting = format == .json ? [.prettyPrinted, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        var unreadable = 0
+        for r in results {
+            unreadable += r.assembly.orphans.filter { $0.kind == "unknown" || $0.kind == "empty" }.count
+            switch format {
+            case .json:
+                let doc = Document(root: r.root, assets: r.assembly.assets.map(AssetJSON.init), orphans: r.assembly.orphans, notes: r.assembly.notes)
+                out.write(try enc.encode(doc))
+                out.write(Data("\n".utf8))
+            case .ndjson:
+                for a in r.assembly.assets { out.write(try enc.encode(AssetJSON(a)) + Data("\n".utf8)) }
+                for o in r.assembly.orphans { out.write(try enc.encode(OrphanLine(orphan: o)) + Data("\n".utf8)) }
+            case .table:
+                out.write(Data(AssetTable.render(r).utf8))
+            }
+        }
+        if unreadable > 0 { throw ExitCode(1) }
+    }
+
+    struct Document: Encodable {
+        let root: String
+        let assets: [AssetJSON]
+        let orphans: [Orphan]
+        let notes: [String]
+    }
+
+    struct OrphanLine: Encodable {
+        let orphan: Orphan
+    }
+}
+
+/// `--format table` for assets.
+enum AssetTable {
+    static func render(_ r: Inspector.Result) -> String {
+        var lines = ["# \(r.root): \(r.assembly.assets.count) assets from \(r.filesProbed) files, \(r.assembly.orphans.count) orphans"]
+        lines.append(TableRow.pad("TYPE", 6) + " " + TableRow.pad("SUBTYPES", 28) + " " + TableRow.pad("TRAITS", 26) + " "
+            + TableRow.pad("DATE", 25) + " RES  ID")
+        for a in r.assembly.assets {
+            let x = a.asset
+            lines.append(
+                TableRow.pad(x.mediaType.name, 6) + " " + TableRow.pad(x.mediaSubtypes.names.joined(separator: ","), 28) + " "
+                    + TableRow.pad(x.traits.map(\.rawValue).sorted().joined(separator: ","), 26) + " "
+                    + TableRow.pad(x.creationDate?.description ?? "-", 25) + " " + TableRow.pad(String(x.resources.count), 4) + " " + x.id)
+        }
+        for o in r.assembly.orphans { lines.append("orphan " + o.path + ": " + o.reason) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
