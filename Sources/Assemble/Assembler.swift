@@ -391,16 +391,23 @@ public enum Assembler {
                 }
                 assets[a].asset.resources.append(
                     AssetResource(type: .adjustmentData, path: items[i].rel, originalFilename: n.file, uniformTypeIdentifier: Assembler.stillUTI["aae"], fileSize: items[i].c.fileSize))
-                let fmt = items[i].c.adjustments.map { "\($0.formatIdentifier) \($0.formatVersion ?? "")" } ?? "unreadable"
+                guard let adj = items[i].c.adjustments else {
+                    // Kept as the user's file, but an AAE that cannot be read says nothing about edits.
+                    let why = items[i].c.errors.first ?? "not an adjustment plist"
+                    notes.append("\(items[i].rel): adjustment sidecar could not be read (\(why)); attached to \(assets[a].asset.id) without setting hasAdjustments")
+                    assets[a].asset.reasons.append(Reason("adjustmentData", "\(items[i].rel): unreadable AAE (\(why))"))
+                    continue
+                }
+                let fmt = "\(adj.formatIdentifier) \(adj.formatVersion ?? "")"
                 if origStem == nil {
                     assets[a].asset.hasAdjustments = true
                     assets[a].asset.reasons.append(Reason("hasAdjustments", "\(items[i].rel): user adjustments (\(fmt))"))
-                    if let v = items[i].c.adjustments?.playbackVariation, let pv = PlaybackVariation(rawValue: v), pv != .none {
+                    if let v = adj.playbackVariation, let pv = PlaybackVariation(rawValue: v), pv != .none {
                         assets[a].asset.playbackVariation = pv
                         assets[a].asset.reasons.append(Reason("playbackVariation", "\(items[i].rel): AutoLoop flavor → \(pv)"))
                         if pv == .autoloop || pv == .mirror { assets[a].asset.playbackStyle = .videoLooping }
                     }
-                    if let slomo = items[i].c.adjustments?.slowMotion, let rate = slomo.rate, rate < 1 {
+                    if let slomo = adj.slowMotion, let rate = slomo.rate, rate < 1 {
                         assets[a].asset.reasons.append(Reason("trait:slomo", "\(items[i].rel): com.apple.video.slomo ramp at rate \(rate)"))
                         if !assets[a].asset.mediaSubtypes.contains(.videoHighFrameRate) { assets[a].asset.traits.insert(.possibleRenderedSlomo) }
                     }

@@ -34,6 +34,17 @@ public enum Classifier {
     static func role(of r: ProbeReport, name: String) -> FileClassification.Role {
         if r.kind.isImage { return .image }
         if r.kind.isVideo { return .video }
+        // A sidecar whose content cannot be read keeps its role by extension, so that assembly can say
+        // which asset it belonged to and why it was ignored.
+        let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        if r.kind == .unknown || r.kind == .empty {
+            switch ext {
+            case "aae": return .adjustmentSidecar
+            case "xmp": return .xmpSidecar
+            case "json": return .takeoutJSON
+            default: return .unsupported
+            }
+        }
         switch r.kind {
         case .aae: return .adjustmentSidecar
         case .xmp: return .xmpSidecar

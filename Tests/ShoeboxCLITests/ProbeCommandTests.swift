@@ -82,3 +82,40 @@ import TestSupport
         #expect(table.stdout.contains("ERR:sniff"))
     }
 }
+
+/// `shoebox inspect`: assets in the JSON shape of assets.json, orphans listed, relative paths.
+@Suite struct InspectCommandTests {
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func inspectsALivePhotoFolder() throws {
+        let dir = try #require(Corpus.root).appendingPathComponent("osxphotos/original_aae").path
+        let r = try ProbeCommandTests.shoebox(["inspect", dir])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let assets = try #require(doc["assets"] as? [[String: Any]])
+        #expect(assets.count == 1)
+        let a = assets[0]
+        #expect(a["id"] as? String == "IMG_3582.HEIC")
+        #expect(a["mediaType"] as? String == "image")
+        #expect(Set(a["mediaSubtypes"] as? [String] ?? []) == ["photoLive", "photoDepthEffect"])
+        #expect(a["playbackStyle"] as? String == "livePhoto")
+        #expect(a["hasAdjustments"] as? Bool == true)
+        let types = (a["resources"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
+        #expect(Set(types) == ["photo", "pairedVideo", "fullSizePhoto", "fullSizePairedVideo", "adjustmentData"])
+        // Every key of the stable shape is present, null when absent.
+        for key in ["creationDate", "location", "pixelWidth", "pixelHeight", "duration", "contentIdentifier", "burstIdentifier", "make", "model", "lensModel", "reasons"] {
+            #expect(a.keys.contains(key), "missing \(key)")
+        }
+        #expect((a["reasons"] as? [String])?.contains { $0.hasPrefix("pairedVideo:") && $0.contains("content") } == true)
+    }
+
+    @Test func inspectTableAndUsage() throws {
+        #expect(try ProbeCommandTests.shoebox(["inspect"]).status == 2)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-inspect-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data("junk".utf8).write(to: dir.appendingPathComponent("IMG_0001.AAE"))
+        let r = try ProbeCommandTests.shoebox(["inspect", "--format", "table", dir.path])
+        #expect(r.stdout.contains("0 assets"))
+        #expect(r.stdout.contains("orphan IMG_0001.AAE"))
+    }
+}
