@@ -11,6 +11,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -42,16 +44,25 @@ let package = Package(
             name: "Assemble",
             dependencies: ["Classify", "MediaProbe", "PhotoModel"]),
 
+        // The catalog: SQLite through GRDB. Never imports MediaProbe's readers: it stores values.
+        .target(
+            name: "Catalog",
+            dependencies: ["PhotoModel", .product(name: "GRDB", package: "GRDB.swift")]),
+
         // Stages, crawling, bounded concurrency.
         .target(
             name: "Pipeline",
-            dependencies: ["MediaProbe", "Classify", "Assemble", "PhotoModel"]),
+            dependencies: [
+                "MediaProbe", "Classify", "Assemble", "PhotoModel", "Catalog",
+                .product(name: "Yams", package: "Yams"),
+            ]),
 
         .executableTarget(
             name: "shoebox",
             dependencies: [
                 "MediaProbe",
                 "Assemble",
+                "Catalog",
                 "Pipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -63,6 +74,9 @@ let package = Package(
         .testTarget(
             name: "AssembleTests",
             dependencies: ["Assemble", "Classify", "MediaProbe", "PhotoModel", "TestSupport"]),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: ["Pipeline", "Catalog", "TestSupport"]),
         .testTarget(
             name: "ShoeboxCLITests",
             dependencies: ["shoebox", "TestSupport"]),
