@@ -29,10 +29,14 @@ let package = Package(
         // PhotoKit's vocabulary as plain values; depends on nothing.
         .target(name: "PhotoModel"),
 
+        .systemLibrary(
+            name: "CXXHash", pkgConfig: "libxxhash",
+            providers: [.apt(["libxxhash-dev"])]),
+
         // path -> ProbeReport. The only module that imports the C modules.
         .target(
             name: "MediaProbe",
-            dependencies: ["CExif", "CHeif", "CFFmpeg"]),
+            dependencies: ["CExif", "CHeif", "CFFmpeg", "CXXHash"]),
 
         // ProbeReport -> judgement with reasons. Pure.
         .target(

@@ -3,7 +3,7 @@ import PhotoModel
 
 /// What one file is, judged from its probe report: media type, subtypes, traits and playback style,
 /// each with the reason that names its evidence. Pure data; no I/O.
-public struct FileClassification: Sendable, Equatable {
+public struct FileClassification: Sendable, Equatable, Codable {
     public enum Role: String, Sendable, Codable {
         case image, video, adjustmentSidecar, xmpSidecar, takeoutJSON, unsupported
     }

@@ -1,0 +1,337 @@
+import Foundation
+import GRDB
+import PhotoModel
+
+/// An error from the catalog, with a code a command can map to an exit status.
+public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case open, sql, tokenExpired, tokenUnavailable, notFound
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// The Shoebox catalog: SQLite (WAL) through a GRDB `DatabasePool`. Readers use snapshots; all writes
+/// go through `commitFolder`/`finishRun` and friends, one transaction each, so a killed ingest leaves a
+/// consistent catalog. SQL stays behind this type so another backend can sit beside it.
+public final class Catalog: Sendable {
+    public let path: String
+    let pool: DatabasePool
+
+    public init(path: String) throws(CatalogError) {
+        self.path = path
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(30)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+            try Schema.migrator().migrate(pool)
+            try pool.write { db in
+                if try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'catalog_id'") == nil {
+                    try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('catalog_id', ?)", arguments: [UUID().uuidString])
+                }
+            }
+        } catch {
+            throw CatalogError(.open, "cannot open catalog \(path): \(error)")
+        }
+    }
+
+    /// Runs a write transaction, mapping GRDB errors.
+    func write<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
+        do { return try pool.write(body) } catch let e as CatalogError { throw e } catch {
+            throw CatalogError(.sql, "catalog write failed: \(error)")
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
+        do { return try pool.read(body) } catch let e as CatalogError { throw e } catch {
+            throw CatalogError(.sql, "catalog read failed: \(error)")
+        }
+    }
+
+    static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
+
+    // MARK: - Runs
+
+    public func beginRun(roots: [String]) throws(CatalogError) -> Int64 {
+        try write { db in
+            try db.execute(sql: "INSERT INTO ingest_run(started_at, roots) VALUES (?, ?)", arguments: [Self.now(), roots.joined(separator: "\n")])
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// Trashes (or, with `prune`, deletes) assets whose files vanished during the run, records the
+    /// changes, compacts history older than the retention window and closes the run.
+    @discardableResult
+    public func finishRun(
+        _ runID: Int64, filesSeen: Int, filesProbed: Int, errors: Int, elapsed: Double, prune: Bool, historyRetentionDays: Int?
+    ) throws(CatalogError) -> [ChangeRecord] {
+        try write { db in
+            var records: [ChangeRecord] = []
+            let now = Self.now()
+            let gone = try Row.fetchAll(db, sql: "SELECT id, local_identifier FROM asset WHERE pending_vanish = 1")
+            for row in gone {
+                let id: Int64 = row["id"]
+                let lid: String = row["local_identifier"]
+                if prune {
+                    try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [id])
+                    records.append(try Self.record(db, runID, "asset", lid, "deleted", ["purged"]))
+                } else {
+                    try db.execute(sql: "UPDATE asset SET pending_vanish = 0, trashed_at = ?, modification_date = ? WHERE id = ?", arguments: [now, now, id])
+                    records.append(try Self.record(db, runID, "asset", lid, "deleted", ["trashed"]))
+                }
+            }
+            if let days = historyRetentionDays {
+                let cutoff = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-Double(days) * 86400))
+                if let floor = try Int64.fetchOne(db, sql: "SELECT MAX(token) FROM change WHERE at < ?", arguments: [cutoff]) {
+                    try db.execute(sql: "DELETE FROM change WHERE token <= ?", arguments: [floor])
+                    try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('history_floor', ?)", arguments: [String(floor)])
+                }
+            }
+            try db.execute(
+                sql: """
+                    UPDATE ingest_run SET finished_at = ?, status = 'finished', files_seen = ?, files_probed = ?, errors = ?,
+                        elapsed_seconds = ? WHERE id = ?
+                    """, arguments: [now, filesSeen, filesProbed, errors, elapsed, runID])
+            return records
+        }
+    }
+
+    static func record(_ db: Database, _ runID: Int64?, _ type: String, _ lid: String, _ change: String, _ props: [String]) throws
+        -> ChangeRecord
+    {
+        try db.execute(
+            sql: "INSERT INTO change(run_id, at, object_type, local_identifier, change_type, properties) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [runID, now(), type, lid, change, props.joined(separator: ",")])
+        return ChangeRecord(token: db.lastInsertedRowID, objectType: type, localIdentifier: lid, changeType: change, properties: props)
+    }
+
+    // MARK: - Files
+
+    /// The file rows of one folder.
+    public func files(inDirectory dir: String) throws(CatalogError) -> [FileRow] {
+        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM file WHERE dir = ?", arguments: [dir]).map(Self.fileRow) }
+    }
+
+    /// Folders under `root` that hold file rows (to find folders that vanished whole).
+    public func directories(underRoot root: String) throws(CatalogError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT dir FROM file WHERE root = ? ORDER BY dir", arguments: [root]) }
+    }
+
+    static func fileRow(_ r: Row) -> FileRow {
+        let blob: Data? = r["classification"]
+        return FileRow(
+            path: r["path"], root: r["root"], dir: r["dir"],
+            fingerprint: FileFingerprint(size: r["size"], mtimeNanoseconds: r["mtime_ns"], inode: r["inode"], device: r["device"]),
+            contentHash: r["content_hash"], kind: r["kind"], role: r["role"], status: r["status"], lastError: r["last_error"],
+            classification: blob.map { [UInt8]($0) })
+    }
+
+    // MARK: - Commit
+
+    /// Applies one folder's files, assets and errors in a single transaction; returns the history records.
+    @discardableResult
+    public func commitFolder(_ c: FolderCommit) throws(CatalogError) -> [ChangeRecord] {
+        try write { db in
+            var records: [ChangeRecord] = []
+            for f in c.files {
+                try db.execute(
+                    sql: """
+                        INSERT INTO file(path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error,
+                            classification, first_run, last_run)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(path) DO UPDATE SET root = excluded.root, dir = excluded.dir, size = excluded.size,
+                            mtime_ns = excluded.mtime_ns, inode = excluded.inode, device = excluded.device,
+                            content_hash = excluded.content_hash, kind = excluded.kind, role = excluded.role,
+                            status = excluded.status, last_error = excluded.last_error,
+                            classification = excluded.classification, last_run = excluded.last_run
+                        """,
+                    arguments: [
+                        f.path, f.root, f.dir, f.fingerprint.size, f.fingerprint.mtimeNanoseconds, f.fingerprint.inode, f.fingerprint.device,
+                        f.contentHash, f.kind, f.role, f.status, f.lastError, f.classification.map { Data($0) }, c.runID, c.runID,
+                    ])
+            }
+            for p in c.vanished {
+                try db.execute(sql: "DELETE FROM file WHERE path = ?", arguments: [p])
+            }
+            for e in c.errors {
+                try db.execute(
+                    sql: "INSERT INTO error(run_id, path, stage, reason, at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [c.runID, e.path, e.stage, e.reason, Self.now()])
+            }
+            guard let incoming = c.assets else { return records }
+
+            // Existing assets of this folder, by primary path.
+            let existing = try Row.fetchAll(db, sql: "SELECT * FROM asset WHERE dir = ? AND root = ?", arguments: [c.dir, c.root])
+            var byPath: [String: Row] = [:]
+            for r in existing { byPath[r["primary_path"]] = r }
+            var matched = Set<Int64>()
+            for input in incoming {
+                var old = byPath[input.asset.id]
+                if old == nil, let h = input.primaryHash {
+                    // A moved or renamed file: an asset whose files vanished (this run or earlier) with the same
+                    // primary content keeps its identity.
+                    old = try Row.fetchOne(
+                        db,
+                        sql: """
+                            SELECT a.* FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
+                            WHERE r.content_hash = ? AND (a.pending_vanish = 1 OR a.trashed_at IS NOT NULL OR a.dir = ?)
+                                AND a.id NOT IN (SELECT asset_id FROM file WHERE asset_id IS NOT NULL AND dir != ?)
+                            ORDER BY a.pending_vanish DESC, a.id LIMIT 1
+                            """, arguments: [h, c.dir, c.dir])
+                    if let o = old, matched.contains(o["id"]) { old = nil }
+                }
+                if let old {
+                    let id: Int64 = old["id"]
+                    matched.insert(id)
+                    let changed = try Self.update(db, id: id, old: old, input)
+                    if !changed.isEmpty {
+                        records.append(try Self.record(db, c.runID, "asset", old["local_identifier"], "updated", changed))
+                    }
+                    try Self.linkFiles(db, assetID: id, input)
+                } else {
+                    let (id, lid) = try Self.insert(db, input)
+                    records.append(try Self.record(db, c.runID, "asset", lid, "inserted", []))
+                    try Self.linkFiles(db, assetID: id, input)
+                }
+            }
+            // Assets of this folder that no longer assemble: their files are gone (trashed at the end of the run,
+            // unless a later folder claims them as moved).
+            for r in existing where !matched.contains(r["id"]) {
+                let trashed: String? = r["trashed_at"]
+                if trashed == nil {
+                    try db.execute(sql: "UPDATE asset SET pending_vanish = 1 WHERE id = ?", arguments: [r["id"] as Int64])
+                }
+            }
+            return records
+        }
+    }
+
+    /// Column values of an asset, in the order of `assetColumns`.
+    static func values(_ i: AssetInput) -> [String: (any DatabaseValueConvertible)?] {
+        let a = i.asset
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let sources = (try? enc.encode(i.metadataSources)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        let reasons = (try? enc.encode(a.reasons.map(\.description))).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        let name = a.id.split(separator: "/").last.map(String.init) ?? a.id
+        return [
+            "root": i.root, "dir": i.dir, "primary_path": a.id, "filename": name,
+            "media_type": a.mediaType.rawValue, "media_subtypes": Int64(a.mediaSubtypes.rawValue),
+            "traits": a.traits.map(\.rawValue).sorted().joined(separator: ","), "playback_style": a.playbackStyle.rawValue,
+            "playback_variation": a.playbackVariation.rawValue, "creation_date": a.creationDate?.local,
+            "creation_offset": a.creationDate?.offsetSeconds, "creation_date_source": a.creationDateSource,
+            "latitude": a.location?.latitude, "longitude": a.location?.longitude, "altitude": a.location?.altitude,
+            "location_source": a.locationSource, "pixel_width": a.pixelWidth, "pixel_height": a.pixelHeight, "duration": a.duration,
+            "content_identifier": a.contentIdentifier, "burst_identifier": a.burstIdentifier, "has_adjustments": a.hasAdjustments,
+            "is_favorite": a.isFavorite, "is_hidden": a.isHidden, "make": a.make, "model": a.model, "lens_model": a.lensModel,
+            "pairing_confidence": i.pairingConfidence, "embedded_video_offset": i.embeddedVideo.map { Int64($0.offset) },
+            "embedded_video_length": i.embeddedVideo.map { Int64($0.length) }, "paired_video_duration": i.pairedVideoDuration,
+            "metadata_sources": sources, "reasons": reasons,
+        ]
+    }
+
+    /// PhotoKit-style property names for the columns a change can touch.
+    static let propertyNames: [String: String] = [
+        "primary_path": "resources", "filename": "filename", "media_type": "mediaType", "media_subtypes": "mediaSubtypes",
+        "traits": "traits", "playback_style": "playbackStyle", "playback_variation": "playbackVariation",
+        "creation_date": "creationDate", "creation_offset": "creationDate", "latitude": "location", "longitude": "location",
+        "altitude": "location", "pixel_width": "pixelWidth", "pixel_height": "pixelHeight", "duration": "duration",
+        "content_identifier": "contentIdentifier", "burst_identifier": "burstIdentifier", "has_adjustments": "hasAdjustments",
+        "is_favorite": "isFavorite", "is_hidden": "isHidden", "make": "make", "model": "model", "lens_model": "lensModel",
+        "embedded_video_offset": "resources", "embedded_video_length": "resources", "metadata_sources": "metadataSources",
+        "dir": "resources",
+    ]
+
+    static func insert(_ db: Database, _ i: AssetInput) throws -> (Int64, String) {
+        var v = values(i)
+        let lid = UUID().uuidString + "/L0/001"
+        let now = now()
+        v["local_identifier"] = lid
+        v["cloud_identifier"] = cloudIdentifier(i)
+        v["modification_date"] = now
+        v["added_date"] = now
+        let cols = v.keys.sorted()
+        try db.execute(
+            sql: "INSERT INTO asset(\(cols.joined(separator: ", "))) VALUES (\(cols.map { _ in "?" }.joined(separator: ", ")))",
+            arguments: StatementArguments(cols.map { v[$0] ?? nil }))
+        let id = db.lastInsertedRowID
+        try insertResources(db, id, i)
+        return (id, lid)
+    }
+
+    /// Updates an asset in place (identifiers kept); returns the names of the properties that changed.
+    static func update(_ db: Database, id: Int64, old: Row, _ i: AssetInput) throws -> [String] {
+        let v = values(i)
+        var changedCols: [String] = []
+        for (col, value) in v.sorted(by: { $0.key < $1.key }) where col != "reasons" {
+            let dbv = value?.databaseValue ?? .null
+            if old[col] as DatabaseValue != dbv { changedCols.append(col) }
+        }
+        let oldResources = try Row.fetchAll(db, sql: "SELECT type, path, content_hash FROM resource WHERE asset_id = ? ORDER BY ord", arguments: [id])
+            .map { "\($0["type"] as Int)|\($0["path"] as String)|\(($0["content_hash"] as String?) ?? "")" }
+        let newResources = zip(i.asset.resources, i.resourceHashes).map { "\($0.0.type.rawValue)|\($0.0.path)|\($0.1 ?? "")" }
+        var props = Set(changedCols.compactMap { propertyNames[$0] })
+        if oldResources != newResources { props.insert("resources") }
+        let wasTrashed = (old["trashed_at"] as String?) != nil
+        if wasTrashed { props.insert("isTrashed") }
+        let reasonsChanged = (old["reasons"] as String) != (v["reasons"] as? String)
+        guard !props.isEmpty || reasonsChanged || (old["pending_vanish"] as Int64) != 0 else { return [] }
+        var sets = v
+        sets["pending_vanish"] = 0
+        sets["trashed_at"] = nil as String?
+        if !props.isEmpty { sets["modification_date"] = now() }
+        let cols = sets.keys.sorted()
+        try db.execute(
+            sql: "UPDATE asset SET \(cols.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
+            arguments: StatementArguments(cols.map { sets[$0] ?? nil } + [id]))
+        if props.contains("resources") {
+            try db.execute(sql: "DELETE FROM resource WHERE asset_id = ?", arguments: [id])
+            try insertResources(db, id, i)
+        }
+        return props.sorted()
+    }
+
+    static func insertResources(_ db: Database, _ id: Int64, _ i: AssetInput) throws {
+        for (n, r) in i.asset.resources.enumerated() {
+            let h = n < i.resourceHashes.count ? i.resourceHashes[n] : nil
+            try db.execute(
+                sql: """
+                    INSERT INTO resource(asset_id, ord, type, path, original_filename, uti, file_size, content_hash, byte_offset, byte_length)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, n, r.type.rawValue, r.path, r.originalFilename, r.uniformTypeIdentifier, r.fileSize.map { Int64($0) }, h,
+                    r.byteRange.map { Int64($0.offset) }, r.byteRange.map { Int64($0.length) },
+                ])
+        }
+    }
+
+    static func linkFiles(_ db: Database, assetID: Int64, _ i: AssetInput) throws {
+        let base = i.root.hasSuffix("/") ? i.root : i.root + "/"
+        for r in i.asset.resources {
+            try db.execute(sql: "UPDATE file SET asset_id = ? WHERE path = ?", arguments: [assetID, base + r.path])
+        }
+    }
+
+    /// Content-derived: the same files ingested on another machine get the same identifier.
+    static func cloudIdentifier(_ i: AssetInput) -> String {
+        guard let h = i.primaryHash, let colon = h.firstIndex(of: ":") else { return UUID().uuidString + ":001:local" }
+        let hex = Array(h[h.index(after: colon)...].uppercased())
+        guard hex.count >= 32 else { return UUID().uuidString + ":001:local" }
+        let s = String(hex)
+        func part(_ a: Int, _ b: Int) -> String { String(s[s.index(s.startIndex, offsetBy: a)..<s.index(s.startIndex, offsetBy: b)]) }
+        return "\(part(0, 8))-\(part(8, 12))-\(part(12, 16))-\(part(16, 20))-\(part(20, 32)):001"
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import PhotoModel
+
+extension Catalog {
+    // MARK: - Change tokens
+
+    /// Tokens are opaque text: `sbx1.<catalog id>.<number>`, so a token from another catalog is recognised.
+    public func catalogID() throws(CatalogError) -> String {
+        try read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'catalog_id'") ?? "unknown" }
+    }
+
+    public func currentToken() throws(CatalogError) -> String {
+        let id = try catalogID()
+        let n = try read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(token) FROM change")
+                ?? Int64(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'history_floor'") ?? "0") ?? 0
+        }
+        return "sbx1.\(id.prefix(8)).\(n)"
+    }
+
+    /// The records after `token`, optionally of one object type. A token older than the retained history
+    /// is `tokenExpired` (refetch everything); a malformed or foreign token is `tokenUnavailable`.
+    public func changes(since token: String, objectType: String? = nil) throws(CatalogError) -> [ChangeRecord] {
+        let parts = token.split(separator: ".")
+        let id = try catalogID()
+        guard parts.count == 3, parts[0] == "sbx1", let n = Int64(parts[2]), n >= 0 else {
+            throw CatalogError(.tokenUnavailable, "change details unavailable: '\(token)' is not a Shoebox change token")
+        }
+        guard parts[1] == id.prefix(8) else {
+            throw CatalogError(.tokenUnavailable, "change details unavailable: token '\(token)' belongs to another catalog")
+        }
+        return try read { db in
+            let current = try Int64.fetchOne(db, sql: "SELECT MAX(token) FROM change") ?? 0
+            let floor = Int64(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'history_floor'") ?? "0") ?? 0
+            if n > max(current, floor) {
+                throw CatalogError(.tokenUnavailable, "change details unavailable: token '\(token)' is newer than this catalog's history")
+            }
+            if n < floor {
+                throw CatalogError(.tokenExpired, "token expired — refetch: history before token \(floor) was compacted (token '\(token)')")
+            }
+            var sql = "SELECT * FROM change WHERE token > ?"
+            var args: [any DatabaseValueConvertible] = [n]
+            if let objectType {
+                sql += " AND object_type = ?"
+                args.append(objectType)
+            }
+            return try Row.fetchAll(db, sql: sql + " ORDER BY token", arguments: StatementArguments(args)).map {
+                let props: String = $0["properties"]
+                return ChangeRecord(
+                    token: $0["token"], objectType: $0["object_type"], localIdentifier: $0["local_identifier"],
+                    changeType: $0["change_type"], properties: props.isEmpty ? [] : props.split(separator: ",").map(String.init))
+            }
+        }
+    }
+
+    // MARK: - Assets
+
+    /// Every asset (trashed ones included when asked), with resources, in primary-path order.
+    public func allAssets(includeTrashed: Bool = false) throws(CatalogError) -> [StoredAsset] {
+        try read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM asset \(includeTrashed ? "" : "WHERE trashed_at IS NULL") ORDER BY root, primary_path")
+            return try rows.map { try Self.storedAsset(db, $0) }
+        }
+    }
+
+    public func asset(localIdentifier: String) throws(CatalogError) -> StoredAsset? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM asset WHERE local_identifier = ?", arguments: [localIdentifier]).map {
+                try Self.storedAsset(db, $0)
+            }
+        }
+    }
+
+    static func storedAsset(_ db: Database, _ r: Row) throws -> StoredAsset {
+        let id: Int64 = r["id"]
+        var a = Asset(id: r["primary_path"], mediaType: MediaType(rawValue: r["media_type"]) ?? .unknown)
+        a.mediaSubtypes = MediaSubtypes(rawValue: UInt(r["media_subtypes"] as Int64))
+        let traits: String = r["traits"]
+        a.traits = Set(traits.split(separator: ",").map { Trait(String($0)) })
+        a.playbackStyle = PlaybackStyle(rawValue: r["playback_style"]) ?? .unsupported
+        a.playbackVariation = PlaybackVariation(rawValue: r["playback_variation"]) ?? .none
+        if let local: String = r["creation_date"] { a.creationDate = AssetDate(local: local, offsetSeconds: r["creation_offset"]) }
+        a.creationDateSource = r["creation_date_source"]
+        if let lat: Double = r["latitude"], let lon: Double = r["longitude"] {
+            a.location = Location(latitude: lat, longitude: lon, altitude: r["altitude"])
+        }
+        a.locationSource = r["location_source"]
+        a.pixelWidth = r["pixel_width"]
+        a.pixelHeight = r["pixel_height"]
+        a.duration = r["duration"]
+        a.contentIdentifier = r["content_identifier"]
+        a.burstIdentifier = r["burst_identifier"]
+        a.representsBurst = r["represents_burst"]
+        a.burstSelectionTypes = BurstSelectionTypes(rawValue: UInt(r["burst_selection_types"] as Int64))
+        a.hasAdjustments = r["has_adjustments"]
+        a.isFavorite = r["is_favorite"]
+        a.isHidden = r["is_hidden"]
+        a.make = r["make"]
+        a.model = r["model"]
+        a.lensModel = r["lens_model"]
+        let reasons: String = r["reasons"]
+        a.reasons = ((try? JSONDecoder().decode([String].self, from: Data(reasons.utf8))) ?? []).map { text in
+            guard let colon = text.range(of: ": ") else { return Reason(text, "") }
+            return Reason(String(text[..<colon.lowerBound]), String(text[colon.upperBound...]))
+        }
+        var hashes: [String?] = []
+        for res in try Row.fetchAll(db, sql: "SELECT * FROM resource WHERE asset_id = ? ORDER BY ord", arguments: [id]) {
+            let off: Int64? = res["byte_offset"], len: Int64? = res["byte_length"]
+            a.resources.append(
+                AssetResource(
+                    type: AssetResourceType(rawValue: res["type"]) ?? .photo, path: res["path"], originalFilename: res["original_filename"],
+                    uniformTypeIdentifier: res["uti"], fileSize: (res["file_size"] as Int64?).map { UInt64($0) },
+                    byteRange: off.flatMap { o in len.map { ResourceRange(offset: UInt64(o), length: UInt64($0)) } }))
+            hashes.append(res["content_hash"])
+        }
+        let sources: String = r["metadata_sources"]
+        return StoredAsset(
+            localIdentifier: r["local_identifier"], cloudIdentifier: r["cloud_identifier"], root: r["root"], asset: a,
+            isTrashed: (r["trashed_at"] as String?) != nil,
+            metadataSources: (try? JSONDecoder().decode([MetadataSourceRef].self, from: Data(sources.utf8))) ?? [],
+            resourceHashes: hashes)
+    }
+
+    /// Maps a local identifier to its cloud identifier, or a cloud identifier to its local identifiers.
+    public func identifierMapping(_ id: String) throws(CatalogError) -> [(local: String, cloud: String)] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT local_identifier, cloud_identifier FROM asset WHERE local_identifier = ? OR cloud_identifier = ?",
+                arguments: [id, id]
+            ).map { ($0["local_identifier"], $0["cloud_identifier"]) }
+        }
+    }
+
+    // MARK: - Errors and counts
+
+    public func errors(runID: Int64? = nil) throws(CatalogError) -> [StoredError] {
+        try read { db in
+            let sql = runID == nil ? "SELECT * FROM error ORDER BY id" : "SELECT * FROM error WHERE run_id = ? ORDER BY id"
+            return try Row.fetchAll(db, sql: sql, arguments: runID.map { [$0] } ?? []).map {
+                StoredError(runID: $0["run_id"], path: $0["path"], stage: $0["stage"], reason: $0["reason"], at: $0["at"])
+            }
+        }
+    }
+
+    /// Counts for the run summary: per media type and subtype, Live Photo pairs.
+    public func summaryCounts() throws(CatalogError) -> [(String, Int)] {
+        try read { db in
+            var out: [(String, Int)] = []
+            for (name, sql) in [
+                ("assets", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL"),
+                ("images", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND media_type = 1"),
+                ("videos", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND media_type = 2"),
+                ("Live Photo pairs", "SELECT COUNT(*) FROM asset a WHERE trashed_at IS NULL AND EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = a.id AND r.type = 9)"),
+                ("in Recently Deleted", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NOT NULL"),
+            ] {
+                out.append((name, try Int.fetchOne(db, sql: sql) ?? 0))
+            }
+            for (bit, name) in MediaSubtypes.named {
+                let n = try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND (media_subtypes & ?) != 0", arguments: [Int64(bit.rawValue)]) ?? 0
+                if n > 0 { out.append((name, n)) }
+            }
+            return out
+        }
+    }
+
+    /// `PRAGMA integrity_check` result ("ok" when sound).
+    public func integrityCheck() throws(CatalogError) -> String {
+        try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+    }
+}

@@ -1,0 +1,161 @@
+import PhotoModel
+
+/// What identifies an unchanged file: size, modification time, inode and device.
+public struct FileFingerprint: Sendable, Equatable, Hashable, Codable {
+    public var size: Int64
+    public var mtimeNanoseconds: Int64
+    public var inode: Int64
+    public var device: Int64
+
+    public init(size: Int64, mtimeNanoseconds: Int64, inode: Int64, device: Int64) {
+        self.size = size
+        self.mtimeNanoseconds = mtimeNanoseconds
+        self.inode = inode
+        self.device = device
+    }
+}
+
+/// One row of the `file` table.
+public struct FileRow: Sendable, Equatable {
+    public var path: String
+    public var root: String
+    public var dir: String
+    public var fingerprint: FileFingerprint
+    public var contentHash: String?
+    public var kind: String
+    public var role: String
+    public var status: String
+    public var lastError: String?
+    /// The stored classification (JSON), so a folder can be re-assembled without probing again.
+    public var classification: [UInt8]?
+
+    public init(
+        path: String, root: String, dir: String, fingerprint: FileFingerprint, contentHash: String?, kind: String, role: String,
+        status: String, lastError: String?, classification: [UInt8]?
+    ) {
+        self.path = path
+        self.root = root
+        self.dir = dir
+        self.fingerprint = fingerprint
+        self.contentHash = contentHash
+        self.kind = kind
+        self.role = role
+        self.status = status
+        self.lastError = lastError
+        self.classification = classification
+    }
+}
+
+/// An assembled asset to store, with what only the pipeline knows (hashes, root).
+public struct AssetInput: Sendable, Equatable {
+    public var asset: Asset
+    public var root: String
+    /// Absolute folder of the primary resource.
+    public var dir: String
+    /// Content hash per resource, aligned with `asset.resources`.
+    public var resourceHashes: [String?]
+    public var metadataSources: [MetadataSourceRef]
+    public var pairingConfidence: String?
+    public var embeddedVideo: ResourceRange?
+    public var pairedVideoDuration: Double?
+
+    public init(
+        asset: Asset, root: String, dir: String, resourceHashes: [String?], metadataSources: [MetadataSourceRef] = [],
+        pairingConfidence: String? = nil, embeddedVideo: ResourceRange? = nil, pairedVideoDuration: Double? = nil
+    ) {
+        self.asset = asset
+        self.root = root
+        self.dir = dir
+        self.resourceHashes = resourceHashes
+        self.metadataSources = metadataSources
+        self.pairingConfidence = pairingConfidence
+        self.embeddedVideo = embeddedVideo
+        self.pairedVideoDuration = pairedVideoDuration
+    }
+
+    public var primaryHash: String? { resourceHashes.first ?? nil }
+}
+
+public struct MetadataSourceRef: Sendable, Equatable, Codable {
+    public var type: String
+    public var path: String
+
+    public init(type: String, path: String) {
+        self.type = type
+        self.path = path
+    }
+}
+
+/// An error row: a file that could not be read, with the stage and the reason.
+public struct ErrorInput: Sendable, Equatable, Codable {
+    public var path: String
+    public var stage: String
+    public var reason: String
+
+    public init(path: String, stage: String, reason: String) {
+        self.path = path
+        self.stage = stage
+        self.reason = reason
+    }
+}
+
+/// Everything one folder contributes to a commit. Applied in one transaction.
+public struct FolderCommit: Sendable {
+    public var runID: Int64
+    public var root: String
+    public var dir: String
+    /// Files seen in the folder this run whose rows need writing (new or changed; unchanged ones are left).
+    public var files: [FileRow]
+    /// Files of the folder that are gone.
+    public var vanished: [String]
+    /// The folder's assets, re-assembled (nil: the folder's assets are unchanged).
+    public var assets: [AssetInput]?
+    public var errors: [ErrorInput]
+
+    public init(runID: Int64, root: String, dir: String, files: [FileRow], vanished: [String], assets: [AssetInput]?, errors: [ErrorInput]) {
+        self.runID = runID
+        self.root = root
+        self.dir = dir
+        self.files = files
+        self.vanished = vanished
+        self.assets = assets
+        self.errors = errors
+    }
+}
+
+/// One persistent-history record.
+public struct ChangeRecord: Sendable, Equatable, Codable {
+    public var token: Int64
+    public var objectType: String
+    public var localIdentifier: String
+    public var changeType: String
+    public var properties: [String]
+
+    public init(token: Int64, objectType: String, localIdentifier: String, changeType: String, properties: [String]) {
+        self.token = token
+        self.objectType = objectType
+        self.localIdentifier = localIdentifier
+        self.changeType = changeType
+        self.properties = properties
+    }
+}
+
+/// An asset read back from the catalog.
+public struct StoredAsset: Sendable, Equatable {
+    public var localIdentifier: String
+    public var cloudIdentifier: String
+    public var root: String
+    public var asset: Asset
+    public var isTrashed: Bool
+    public var metadataSources: [MetadataSourceRef]
+    public var resourceHashes: [String?]
+}
+
+/// An error row read back.
+public struct StoredError: Sendable, Equatable, Codable {
+    public var runID: Int64
+    public var path: String
+    public var stage: String
+    public var reason: String
+    public var at: String
+}

@@ -1,0 +1,191 @@
+import GRDB
+
+/// The catalog's migrations. Each is additive; a catalog opened by a newer Shoebox is migrated in place.
+enum Schema {
+    static func migrator() -> DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+                    CREATE TABLE ingest_run (
+                        id INTEGER PRIMARY KEY,
+                        started_at TEXT NOT NULL,
+                        finished_at TEXT,
+                        roots TEXT NOT NULL,
+                        status TEXT NOT NULL DEFAULT 'running',   -- running | finished | failed
+                        files_seen INTEGER NOT NULL DEFAULT 0,
+                        files_probed INTEGER NOT NULL DEFAULT 0,
+                        errors INTEGER NOT NULL DEFAULT 0,
+                        elapsed_seconds REAL
+                    );
+
+                    CREATE TABLE asset (
+                        id INTEGER PRIMARY KEY,
+                        local_identifier TEXT NOT NULL UNIQUE,
+                        cloud_identifier TEXT NOT NULL,
+                        root TEXT NOT NULL,
+                        dir TEXT NOT NULL,                 -- folder of the primary resource (absolute)
+                        primary_path TEXT NOT NULL,        -- primary resource, relative to root
+                        filename TEXT NOT NULL,
+                        media_type INTEGER NOT NULL,
+                        media_subtypes INTEGER NOT NULL,
+                        traits TEXT NOT NULL,              -- comma-separated, sorted
+                        playback_style INTEGER NOT NULL,
+                        playback_variation INTEGER NOT NULL,
+                        creation_date TEXT,                -- local wall-clock ISO-8601
+                        creation_offset INTEGER,           -- seconds east of UTC, when known
+                        creation_date_source TEXT,
+                        modification_date TEXT NOT NULL,
+                        added_date TEXT NOT NULL,
+                        latitude REAL, longitude REAL, altitude REAL, location_source TEXT,
+                        pixel_width INTEGER NOT NULL, pixel_height INTEGER NOT NULL,
+                        duration REAL NOT NULL,
+                        content_identifier TEXT,
+                        burst_identifier TEXT,
+                        represents_burst INTEGER NOT NULL DEFAULT 0,
+                        burst_selection_types INTEGER NOT NULL DEFAULT 0,
+                        has_adjustments INTEGER NOT NULL,
+                        is_favorite INTEGER NOT NULL DEFAULT 0,
+                        is_hidden INTEGER NOT NULL DEFAULT 0,
+                        trashed_at TEXT,                   -- Recently Deleted
+                        pending_vanish INTEGER NOT NULL DEFAULT 0,  -- its files vanished in the running ingest
+                        make TEXT, model TEXT, lens_model TEXT,
+                        pairing_confidence TEXT,
+                        embedded_video_offset INTEGER, embedded_video_length INTEGER,
+                        paired_video_duration REAL,
+                        metadata_sources TEXT NOT NULL,    -- JSON [{type, path}]
+                        reasons TEXT NOT NULL              -- JSON ["subject: evidence", …]
+                    );
+                    CREATE INDEX asset_dir ON asset(dir);
+                    CREATE INDEX asset_cloud ON asset(cloud_identifier);
+                    CREATE INDEX asset_creation ON asset(creation_date);
+                    CREATE INDEX asset_burst ON asset(burst_identifier);
+                    CREATE INDEX asset_type ON asset(media_type, media_subtypes);
+
+                    CREATE TABLE resource (
+                        id INTEGER PRIMARY KEY,
+                        asset_id INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                        ord INTEGER NOT NULL,
+                        type INTEGER NOT NULL,             -- PHAssetResourceType
+                        path TEXT NOT NULL,                -- relative to the asset's root
+                        original_filename TEXT NOT NULL,
+                        uti TEXT,
+                        file_size INTEGER,
+                        content_hash TEXT,
+                        byte_offset INTEGER, byte_length INTEGER
+                    );
+                    CREATE INDEX resource_asset ON resource(asset_id);
+                    CREATE INDEX resource_hash ON resource(content_hash);
+
+                    CREATE TABLE file (
+                        id INTEGER PRIMARY KEY,
+                        path TEXT NOT NULL UNIQUE,         -- absolute
+                        root TEXT NOT NULL,
+                        dir TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        mtime_ns INTEGER NOT NULL,
+                        inode INTEGER NOT NULL,
+                        device INTEGER NOT NULL,
+                        content_hash TEXT,
+                        kind TEXT NOT NULL,
+                        role TEXT NOT NULL,
+                        status TEXT NOT NULL,              -- ok | error | orphan
+                        last_error TEXT,
+                        classification BLOB,               -- JSON FileClassification: re-assembly without re-probing
+                        asset_id INTEGER REFERENCES asset(id) ON DELETE SET NULL,
+                        first_run INTEGER NOT NULL,
+                        last_run INTEGER NOT NULL
+                    );
+                    CREATE INDEX file_dir ON file(dir);
+                    CREATE INDEX file_root ON file(root);
+                    CREATE INDEX file_hash ON file(content_hash);
+
+                    CREATE TABLE collection_list (
+                        id INTEGER PRIMARY KEY,
+                        local_identifier TEXT NOT NULL UNIQUE,
+                        type INTEGER NOT NULL, subtype INTEGER NOT NULL,
+                        title TEXT, start_date TEXT, end_date TEXT,
+                        parent_id INTEGER REFERENCES collection_list(id) ON DELETE SET NULL
+                    );
+                    CREATE TABLE collection (
+                        id INTEGER PRIMARY KEY,
+                        local_identifier TEXT NOT NULL UNIQUE,
+                        type INTEGER NOT NULL, subtype INTEGER NOT NULL,
+                        title TEXT, start_date TEXT, end_date TEXT,
+                        latitude REAL, longitude REAL,
+                        predicate TEXT,                    -- smart albums: evaluated when read
+                        list_id INTEGER REFERENCES collection_list(id) ON DELETE SET NULL,
+                        transient INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE collection_membership (
+                        collection_id INTEGER NOT NULL REFERENCES collection(id) ON DELETE CASCADE,
+                        asset_id INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        PRIMARY KEY (collection_id, asset_id)
+                    );
+                    CREATE INDEX membership_asset ON collection_membership(asset_id);
+
+                    CREATE TABLE change (
+                        token INTEGER PRIMARY KEY AUTOINCREMENT,
+                        run_id INTEGER,
+                        at TEXT NOT NULL,
+                        object_type TEXT NOT NULL,         -- asset | assetCollection | collectionList
+                        local_identifier TEXT NOT NULL,
+                        change_type TEXT NOT NULL,         -- inserted | updated | deleted
+                        properties TEXT NOT NULL DEFAULT ''
+                    );
+                    CREATE INDEX change_object ON change(object_type, token);
+
+                    CREATE TABLE error (
+                        id INTEGER PRIMARY KEY,
+                        run_id INTEGER NOT NULL REFERENCES ingest_run(id) ON DELETE CASCADE,
+                        path TEXT NOT NULL,
+                        stage TEXT NOT NULL,
+                        reason TEXT NOT NULL,
+                        at TEXT NOT NULL
+                    );
+                    CREATE INDEX error_run ON error(run_id);
+
+                    -- Readable views for sqlite3 / DuckDB / Datasette users.
+                    CREATE VIEW assets_view AS
+                    SELECT local_identifier, cloud_identifier, primary_path, filename,
+                        CASE media_type WHEN 1 THEN 'image' WHEN 2 THEN 'video' WHEN 3 THEN 'audio' ELSE 'unknown' END AS media_type,
+                        rtrim(
+                            CASE WHEN media_subtypes & 1 THEN 'photoPanorama,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 2 THEN 'photoHDR,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 4 THEN 'photoScreenshot,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 8 THEN 'photoLive,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 16 THEN 'photoDepthEffect,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 64 THEN 'photoAnimation,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 1024 THEN 'spatialMedia,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 65536 THEN 'videoStreamed,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 131072 THEN 'videoHighFrameRate,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 262144 THEN 'videoTimelapse,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 524288 THEN 'videoScreenRecording,' ELSE '' END ||
+                            CASE WHEN media_subtypes & 2097152 THEN 'videoCinematic,' ELSE '' END, ',') AS media_subtypes,
+                        traits,
+                        CASE playback_style WHEN 1 THEN 'image' WHEN 2 THEN 'imageAnimated' WHEN 3 THEN 'livePhoto'
+                            WHEN 4 THEN 'video' WHEN 5 THEN 'videoLooping' ELSE 'unsupported' END AS playback_style,
+                        creation_date, creation_offset, latitude, longitude, pixel_width, pixel_height, duration,
+                        content_identifier, burst_identifier, has_adjustments, is_favorite, is_hidden,
+                        trashed_at IS NOT NULL AS is_trashed, make, model, lens_model
+                    FROM asset;
+
+                    CREATE VIEW resources_view AS
+                    SELECT a.local_identifier, r.ord,
+                        CASE r.type WHEN 1 THEN 'photo' WHEN 2 THEN 'video' WHEN 3 THEN 'audio' WHEN 4 THEN 'alternatePhoto'
+                            WHEN 5 THEN 'fullSizePhoto' WHEN 6 THEN 'fullSizeVideo' WHEN 7 THEN 'adjustmentData'
+                            WHEN 8 THEN 'adjustmentBasePhoto' WHEN 9 THEN 'pairedVideo' WHEN 10 THEN 'fullSizePairedVideo'
+                            WHEN 11 THEN 'adjustmentBasePairedVideo' WHEN 12 THEN 'adjustmentBaseVideo' ELSE 'other' END AS type,
+                        r.path, r.original_filename, r.uti, r.file_size, r.content_hash, r.byte_offset, r.byte_length
+                    FROM resource r JOIN asset a ON a.id = r.asset_id;
+
+                    CREATE VIEW errors_view AS
+                    SELECT e.run_id, e.path, e.stage, e.reason, e.at FROM error e ORDER BY e.id;
+                    """)
+        }
+        return m
+    }
+}

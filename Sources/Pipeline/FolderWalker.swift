@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Catalog
+
+/// One folder's files, as the ingest sees them: path, stat fingerprint, or why it could not be read.
+public struct FolderBatch: Sendable {
+    public struct File: Sendable {
+        public var path: String
+        public var fingerprint: FileFingerprint?
+        public var error: String?
+    }
+
+    /// Absolute folder path (no trailing slash).
+    public var dir: String
+    public var files: [File]
+}
+
+/// Walks roots folder by folder, so memory holds one folder at a time (plus the stack of folders still to
+/// visit). Follows symbolic links, enters each directory once by (device, inode), skips hidden entries and
+/// NAS junk unless asked, applies the crawler's include/exclude rules, and never opens a file.
+public struct FolderWalker {
+    let crawler: Crawler
+    var stack: [String]
+    var seen = Set<Crawler.DirID>()
+    /// Roots that are files, reported once as a batch of their own.
+    var loose: [String] = []
+
+    public init(roots: [String], crawler: Crawler = Crawler()) {
+        self.crawler = crawler
+        var dirs: [String] = []
+        for r in roots {
+            if Crawler.isDirectory(r) { dirs.append(Self.trim(r)) } else { loose.append(r) }
+        }
+        stack = dirs.reversed()
+    }
+
+    static func trim(_ p: String) -> String { p.count > 1 && p.hasSuffix("/") ? String(p.dropLast()) : p }
+
+    /// The next folder, or nil when the walk is done.
+    public mutating func next() -> FolderBatch? {
+        if !loose.isEmpty {
+            let files = loose.map { Self.file($0) }
+            let dir = loose.first.map { p in p.lastIndex(of: "/").map { String(p[..<$0]) } ?? "." } ?? "."
+            loose = []
+            return FolderBatch(dir: dir, files: files)
+        }
+        while let dir = stack.popLast() {
+            var st = stat()
+            guard stat(dir, &st) == 0 else {
+                return FolderBatch(dir: dir, files: [FolderBatch.File(path: dir, fingerprint: nil, error: "cannot stat folder: \(String(cString: strerror(errno)))")])
+            }
+            let id = Crawler.DirID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
+            if seen.contains(id) { continue }
+            seen.insert(id)
+            guard let d = opendir(dir) else {
+                return FolderBatch(dir: dir, files: [FolderBatch.File(path: dir, fingerprint: nil, error: "cannot open folder: \(String(cString: strerror(errno)))")])
+            }
+            var names: [String] = []
+            while let ent = readdir(d) {
+                let name = withUnsafePointer(to: ent.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                }
+                if name == "." || name == ".." { continue }
+                if !crawler.includeHidden && name.hasPrefix(".") { continue }
+                if crawler.junkDirectories.contains(name) { continue }
+                names.append(name)
+            }
+            closedir(d)
+            names.sort()
+            var files: [FolderBatch.File] = []
+            var subdirs: [String] = []
+            for name in names {
+                let path = dir == "/" ? "/" + name : dir + "/" + name
+                var s = stat()
+                if stat(path, &s) != 0 {
+                    let e = errno
+                    files.append(FolderBatch.File(path: path, fingerprint: nil, error: e == ELOOP ? "symbolic link loop" : "cannot stat: \(String(cString: strerror(e)))"))
+                } else if (s.st_mode & S_IFMT) == S_IFDIR {
+                    subdirs.append(path)
+                } else {
+                    files.append(Self.file(path, s))
+                }
+            }
+            // Depth-first, in name order.
+            stack.append(contentsOf: subdirs.reversed())
+            if files.isEmpty { continue }
+            return FolderBatch(dir: dir, files: files)
+        }
+        return nil
+    }
+
+    static func file(_ path: String) -> FolderBatch.File {
+        var s = stat()
+        guard stat(path, &s) == 0 else {
+            return FolderBatch.File(path: path, fingerprint: nil, error: "cannot stat: \(String(cString: strerror(errno)))")
+        }
+        return file(path, s)
+    }
+
+    static func file(_ path: String, _ s: stat) -> FolderBatch.File {
+        let fp = FileFingerprint(
+            size: Int64(s.st_size), mtimeNanoseconds: Int64(s.st_mtim.tv_sec) * 1_000_000_000 + Int64(s.st_mtim.tv_nsec),
+            inode: Int64(bitPattern: UInt64(s.st_ino)), device: Int64(bitPattern: UInt64(s.st_dev)))
+        return FolderBatch.File(path: path, fingerprint: fp, error: nil)
+    }
+
+    /// Counts the files under `roots` without stat'ing them (for a progress total).
+    public static func countFiles(_ roots: [String], crawler: Crawler = Crawler()) -> Int {
+        var n = 0
+        crawler.walk(roots) { _ in n += 1 }
+        return n
+    }
+}

@@ -1,0 +1,249 @@
+import Assemble
+import Catalog
+import Classify
+import Foundation
+import MediaProbe
+import PhotoModel
+
+/// What an ingest does and how.
+public struct IngestOptions: Sendable {
+    public var roots: [String]
+    public var crawler = Crawler()
+    /// Files probed at once (default: cores).
+    public var concurrency: Int
+    /// Delete vanished assets instead of moving them to Recently Deleted.
+    public var prune = false
+    public var historyRetentionDays: Int? = 30
+    public var probeOptions = ProbeOptions()
+    /// Count files first so progress can show a total and an ETA.
+    public var countFirst = false
+
+    public init(roots: [String], concurrency: Int) {
+        self.roots = roots
+        self.concurrency = max(1, concurrency)
+    }
+}
+
+/// Live progress of an ingest.
+public struct IngestProgress: Sendable {
+    public var filesDone = 0
+    public var filesTotal: Int?
+    public var filesProbed = 0
+    public var errors = 0
+    public var elapsed: Double = 0
+    public var folder = ""
+}
+
+/// The end-of-run summary.
+public struct IngestSummary: Sendable {
+    public var runID: Int64 = 0
+    public var filesSeen = 0
+    public var filesProbed = 0
+    public var filesUnchanged = 0
+    public var foldersChanged = 0
+    public var inserted = 0
+    public var updated = 0
+    public var deleted = 0
+    public var errors = 0
+    public var orphans = 0
+    public var elapsed: Double = 0
+    public var counts: [(String, Int)] = []
+    public var errorRows: [ErrorInput] = []
+    public var currentToken = ""
+
+    public var filesPerSecond: Double { elapsed > 0 ? Double(filesSeen) / elapsed : 0 }
+}
+
+/// `shoebox ingest`: crawl → probe → classify → assemble → commit, folder by folder.
+///
+/// Folders stream through a bounded window: up to `concurrency` folders are prepared (probed, hashed,
+/// classified, assembled) at once while a single writer commits them in crawl order, one transaction per
+/// folder. An unchanged file (same size, mtime, inode, device) is not probed again: its stored
+/// classification is reused, and a folder with no changed, new or vanished file costs one indexed query.
+/// A killed run leaves every committed folder in place; the next run picks up the rest.
+public final class Ingestor: Sendable {
+    public let options: IngestOptions
+    public let catalog: Catalog
+
+    public init(options: IngestOptions, catalog: Catalog) {
+        self.options = options
+        self.catalog = catalog
+    }
+
+    struct Prepared: Sendable {
+        var commit: FolderCommit?
+        var seen: Int
+        var probed: Int
+        var unchanged: Int
+        var errors: [ErrorInput]
+        var orphans: Int
+        var dir: String
+    }
+
+    public func run(progress: (@Sendable (IngestProgress) -> Void)? = nil) async throws -> IngestSummary {
+        let start = Date()
+        let roots = options.roots.map { Self.absolute($0) }
+        let runID = try catalog.beginRun(roots: roots)
+        var summary = IngestSummary()
+        summary.runID = runID
+        var p = IngestProgress()
+        if options.countFirst { p.filesTotal = FolderWalker.countFiles(roots, crawler: options.crawler) }
+
+        for root in roots {
+            let rootDir = Crawler.isDirectory(root) ? root : (root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ".")
+            var walker = FolderWalker(roots: [root], crawler: options.crawler)
+            var visited = Set<String>()
+            var pendingDirs: [String] = []  // known folders that vanished whole
+            var vanishedDone = false
+            let width = options.concurrency
+            try await withThrowingTaskGroup(of: (Int, Prepared).self) { group in
+                var next = 0
+                var ready: [Int: Prepared] = [:]
+                var emit = 0
+                func submit() throws {
+                    var batch = walker.next()
+                    if batch == nil && !vanishedDone {
+                        vanishedDone = true
+                        if Crawler.isDirectory(root) {
+                            pendingDirs = try catalog.directories(underRoot: rootDir).filter { !visited.contains($0) }.reversed()
+                        }
+                    }
+                    if batch == nil, let d = pendingDirs.popLast() { batch = FolderBatch(dir: d, files: []) }
+                    guard let batch else { return }
+                    visited.insert(batch.dir)
+                    let i = next
+                    next += 1
+                    group.addTask { [self] in (i, try await self.prepare(batch, root: rootDir, runID: runID)) }
+                }
+                for _ in 0..<width { try submit() }
+                while let (i, prepared) = try await group.next() {
+                    ready[i] = prepared
+                    while let r = ready.removeValue(forKey: emit) {
+                        emit += 1
+                        if let c = r.commit {
+                            let records = try catalog.commitFolder(c)
+                            summary.foldersChanged += 1
+                            for rec in records {
+                                switch rec.changeType {
+                                case "inserted": summary.inserted += 1
+                                case "updated": summary.updated += 1
+                                default: summary.deleted += 1
+                                }
+                            }
+                        }
+                        summary.filesSeen += r.seen
+                        summary.filesProbed += r.probed
+                        summary.filesUnchanged += r.unchanged
+                        summary.errors += r.errors.count
+                        summary.orphans += r.orphans
+                        summary.errorRows += r.errors.prefix(1000 - min(1000, summary.errorRows.count))
+                        p.filesDone += r.seen
+                        p.filesProbed += r.probed
+                        p.errors += r.errors.count
+                        p.folder = r.dir
+                        p.elapsed = Date().timeIntervalSince(start)
+                        progress?(p)
+                    }
+                    try submit()
+                }
+            }
+        }
+        summary.elapsed = Date().timeIntervalSince(start)
+        let records = try catalog.finishRun(
+            runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors, elapsed: summary.elapsed,
+            prune: options.prune, historyRetentionDays: options.historyRetentionDays)
+        summary.deleted += records.count
+        summary.counts = try catalog.summaryCounts()
+        summary.currentToken = try catalog.currentToken()
+        return summary
+    }
+
+    static func absolute(_ p: String) -> String {
+        let full = p.hasPrefix("/") ? p : FileManager.default.currentDirectoryPath + "/" + p
+        return (full as NSString).standardizingPath
+    }
+
+    /// Probes what changed in one folder and assembles it; nil commit when nothing changed.
+    func prepare(_ batch: FolderBatch, root: String, runID: Int64) async throws -> Prepared {
+        let rows = try catalog.files(inDirectory: batch.dir)
+        var byPath: [String: FileRow] = [:]
+        for r in rows { byPath[r.path] = r }
+        var unchanged: [FileRow] = []
+        var toProbe: [FolderBatch.File] = []
+        for f in batch.files {
+            if let fp = f.fingerprint, let row = byPath[f.path], row.fingerprint == fp, row.classification != nil, row.root == root {
+                unchanged.append(row)
+            } else {
+                toProbe.append(f)
+            }
+        }
+        let present = Set(batch.files.map(\.path))
+        let vanished = rows.filter { !present.contains($0.path) }.map(\.path)
+        var prepared = Prepared(commit: nil, seen: batch.files.count, probed: 0, unchanged: unchanged.count, errors: [], orphans: 0, dir: batch.dir)
+        if toProbe.isEmpty && vanished.isEmpty { return prepared }
+
+        // Probe, classify and hash what is new or changed, in parallel.
+        let prober = Prober(options: options.probeOptions)
+        let probed: [(FolderBatch.File, FileClassification, String?, [ProbeIssue])] = try await withThrowingTaskGroup(
+            of: (Int, FolderBatch.File, FileClassification, String?, [ProbeIssue]).self
+        ) { group in
+            var out: [(Int, FolderBatch.File, FileClassification, String?, [ProbeIssue])] = []
+            var it = toProbe.enumerated().makeIterator()
+            func add() {
+                guard let (i, f) = it.next() else { return }
+                group.addTask {
+                    let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober)
+                    let c = Classifier.classify(report)
+                    var hash: String?
+                    if f.error == nil, c.role != .unsupported { hash = try? ContentHasher.hash(path: f.path) }
+                    return (i, f, c, hash, report.issues)
+                }
+            }
+            for _ in 0..<options.concurrency { add() }
+            while let r = try await group.next() {
+                out.append(r)
+                add()
+            }
+            return out.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2, $0.3, $0.4) }
+        }
+        prepared.probed = probed.count
+
+        var files: [FileRow] = []
+        var classifications: [FileClassification] = []
+        var hashes: [String: String] = [:]
+        let enc = JSONEncoder()
+        for (f, c, hash, issues) in probed {
+            let errs = issues.filter { $0.severity == .error }
+            for e in errs { prepared.errors.append(ErrorInput(path: f.path, stage: e.stage.rawValue, reason: e.reason)) }
+            if let hash { hashes[f.path] = hash }
+            classifications.append(c)
+            guard let fp = f.fingerprint else { continue }  // unreadable: an error row, no file row
+            let blob = (try? enc.encode(c)).map { [UInt8]($0) }
+            files.append(
+                FileRow(
+                    path: f.path, root: root, dir: batch.dir, fingerprint: fp, contentHash: hash, kind: c.kind.rawValue,
+                    role: c.role.rawValue, status: errs.isEmpty ? "ok" : "error",
+                    lastError: errs.first.map { "\($0.stage.rawValue): \($0.reason)" }, classification: blob))
+        }
+        let dec = JSONDecoder()
+        for row in unchanged {
+            if let h = row.contentHash { hashes[row.path] = h }
+            if let blob = row.classification, let c = try? dec.decode(FileClassification.self, from: Data(blob)) {
+                classifications.append(c)
+            }
+        }
+
+        let assembly = Assembler.assemble(classifications, root: root)
+        prepared.orphans = assembly.orphans.count
+        let base = root.hasSuffix("/") ? root : root + "/"
+        let inputs = assembly.assets.map { a in
+            AssetInput(
+                asset: a.asset, root: root, dir: batch.dir, resourceHashes: a.asset.resources.map { hashes[base + $0.path] },
+                metadataSources: a.metadataSources.map { MetadataSourceRef(type: $0.type, path: $0.path) },
+                pairingConfidence: a.pairingConfidence, embeddedVideo: a.embeddedVideo, pairedVideoDuration: a.pairedVideoDuration)
+        }
+        prepared.commit = FolderCommit(
+            runID: runID, root: root, dir: batch.dir, files: files, vanished: vanished, assets: inputs, errors: prepared.errors)
+        return prepared
+    }
+}

@@ -1,0 +1,264 @@
+import ArgumentParser
+import Catalog
+import Foundation
+import MediaProbe
+import Pipeline
+
+/// `--catalog PATH`, shared by every command that reads or writes a catalog.
+struct CatalogOption: ParsableArguments {
+    @Option(help: "The catalog (SQLite). Default: shoebox.sqlite in the working directory.")
+    var catalog: String = "shoebox.sqlite"
+
+    func open(mustExist: Bool = true) throws -> Catalog {
+        if mustExist && !FileManager.default.fileExists(atPath: catalog) {
+            throw ValidationError("No catalog at \(catalog). Run 'shoebox ingest ROOT' first, or pass --catalog PATH.")
+        }
+        return try Catalog(path: catalog)
+    }
+}
+
+enum ProgressMode: String, ExpressibleByArgument {
+    case auto, json, none
+}
+
+/// Exit statuses beyond 0/1/2.
+enum ExitStatus {
+    static let tokenExpired: Int32 = 3
+    static let tokenUnavailable: Int32 = 4
+}
+
+/// `shoebox ingest ROOT…`: crawl, probe, classify, assemble and commit into the catalog.
+struct IngestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Ingest folders into the catalog (incremental: unchanged files are not probed again).",
+        discussion: """
+            Sources are never written. A second run costs little when little changed; a killed run leaves a \
+            consistent catalog and the next run finishes the job. Exit status 0, 1 when some files had errors \
+            (see 'shoebox errors'), 2 for usage errors.
+            """)
+
+    @Argument(help: "Folders (or files) to ingest.")
+    var roots: [String] = []
+
+    @OptionGroup var catalogOption: CatalogOption
+
+    @Option(help: "Files probed at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Flag(help: "Include hidden files and directories.")
+    var hidden = false
+
+    @Flag(help: "Delete assets whose files vanished instead of moving them to Recently Deleted.")
+    var prune = false
+
+    @Option(help: "Days of change history to keep (older history is compacted).")
+    var historyRetention: Int = 30
+
+    @Option(help: "Progress: auto (a live bar on a terminal, nothing otherwise), json (one event per second on stderr), none.")
+    var progress: ProgressMode = .auto
+
+    func validate() throws {
+        if roots.isEmpty { throw ValidationError("Give at least one folder to ingest.") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+        if historyRetention < 0 { throw ValidationError("--history-retention must be 0 or more days.") }
+        for r in roots where !FileManager.default.fileExists(atPath: r) {
+            throw ValidationError("No such file or folder: \(r)")
+        }
+    }
+
+    func run() async throws {
+        let catalog = try catalogOption.open(mustExist: false)
+        var options = IngestOptions(roots: roots, concurrency: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        options.crawler = Crawler(includeHidden: hidden)
+        options.prune = prune
+        options.historyRetentionDays = historyRetention
+        let reporter = ProgressReporter(mode: progress)
+        options.countFirst = reporter.wantsTotal
+        let summary = try await Ingestor(options: options, catalog: catalog).run { reporter.update($0) }
+        reporter.finish()
+        print(SummaryText.render(summary, catalog: catalogOption.catalog))
+        if summary.errors > 0 { throw ExitCode(1) }
+    }
+}
+
+/// Renders progress on stderr: a live bar on a terminal, JSON events once a second, or nothing.
+final class ProgressReporter: @unchecked Sendable {
+    let mode: ProgressMode
+    let tty: Bool
+    private let lock = NSLock()
+    private var last = Date.distantPast
+
+    init(mode: ProgressMode) {
+        self.mode = mode
+        tty = isatty(2) == 1
+    }
+
+    var wantsTotal: Bool { mode == .json || (mode == .auto && tty) }
+
+    func update(_ p: IngestProgress) {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Date()
+        switch mode {
+        case .none: return
+        case .json:
+            guard now.timeIntervalSince(last) >= 1 else { return }
+            last = now
+            let obj: [String: Any] = [
+                "event": "progress", "filesDone": p.filesDone, "filesTotal": p.filesTotal ?? NSNull(), "filesProbed": p.filesProbed,
+                "errors": p.errors, "elapsed": (p.elapsed * 10).rounded() / 10,
+                "filesPerSecond": p.elapsed > 0 ? (Double(p.filesDone) / p.elapsed).rounded() : 0,
+            ]
+            if let d = try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys]) {
+                FileHandle.standardError.write(d + Data("\n".utf8))
+            }
+        case .auto:
+            guard tty, now.timeIntervalSince(last) >= 0.1 else { return }
+            last = now
+            let rate = p.elapsed > 0 ? Double(p.filesDone) / p.elapsed : 0
+            var line = "\(p.filesDone)"
+            if let total = p.filesTotal, total > 0 {
+                let frac = min(1, Double(p.filesDone) / Double(total))
+                let width = 30
+                let filled = Int(frac * Double(width))
+                let eta = rate > 0 ? Double(total - p.filesDone) / rate : 0
+                line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] \(p.filesDone)/\(total)"
+                    + String(format: " %.0f files/s  ETA %.0fs", rate, eta)
+            } else {
+                line += String(format: " files  %.0f files/s", rate)
+            }
+            line += "  errors \(p.errors)"
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        }
+    }
+
+    func finish() {
+        if mode == .auto && tty { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if mode == .json { FileHandle.standardError.write(Data("{\"event\":\"finished\"}\n".utf8)) }
+    }
+}
+
+enum SummaryText {
+    static func render(_ s: IngestSummary, catalog: String) -> String {
+        var lines = [
+            "ingest run \(s.runID) into \(catalog): \(s.filesSeen) files in \(String(format: "%.2f", s.elapsed)) s (\(String(format: "%.0f", s.filesPerSecond)) files/s)",
+            "  probed \(s.filesProbed), unchanged \(s.filesUnchanged), folders changed \(s.foldersChanged)",
+            "  assets inserted \(s.inserted), updated \(s.updated), deleted \(s.deleted); orphans \(s.orphans); errors \(s.errors)",
+        ]
+        for (name, n) in s.counts { lines.append("  \(name): \(n)") }
+        for e in s.errorRows.prefix(10) { lines.append("  error \(e.path) [\(e.stage)] \(e.reason)") }
+        if s.errors > 10 { lines.append("  … \(s.errors - 10) more: shoebox errors --catalog \(catalog)") }
+        lines.append("  change token: \(s.currentToken)")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `shoebox errors`: error rows (path, stage, reason, run).
+struct ErrorsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "errors", abstract: "List files that could not be read, with stage and reason.")
+
+    @OptionGroup var catalogOption: CatalogOption
+    @Option(help: "Output format: table, json or ndjson.") var format: OutputFormat = .table
+    @Option(name: .customLong("run"), help: "Only this ingest run.") var runID: Int64?
+
+    func run() throws {
+        let rows = try catalogOption.open().errors(runID: runID)
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        switch format {
+        case .json:
+            enc.outputFormatting.insert(.prettyPrinted)
+            print(String(decoding: try enc.encode(rows), as: UTF8.self))
+        case .ndjson:
+            for r in rows { print(String(decoding: try enc.encode(r), as: UTF8.self)) }
+        case .table:
+            print("RUN  STAGE        PATH — REASON")
+            for r in rows { print(TableRow.pad(String(r.runID), 4) + " " + TableRow.pad(r.stage, 12) + " " + r.path + " — " + r.reason) }
+        }
+    }
+}
+
+/// `shoebox changes`: the persistent change history since a token.
+struct ChangesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "changes", abstract: "Print what changed since a change token (inserted, updated, deleted per object type).",
+        discussion: "Exit status 3: token expired (refetch everything). 4: change details unavailable (unknown or malformed token).")
+
+    @OptionGroup var catalogOption: CatalogOption
+    @Option(help: "A token printed by an earlier 'shoebox changes --current-token' or ingest.") var since: String?
+    @Option(help: "Only one object type: asset, assetCollection or collectionList.") var type: String?
+    @Flag(help: "Print the current token and exit.") var currentToken = false
+    @Option(help: "Output format: table, json or ndjson.") var format: OutputFormat = .table
+
+    func validate() throws {
+        if !currentToken && since == nil { throw ValidationError("Give --since TOKEN or --current-token.") }
+        if let type, !["asset", "assetCollection", "collectionList"].contains(type) {
+            throw ValidationError("--type must be asset, assetCollection or collectionList.")
+        }
+    }
+
+    func run() throws {
+        let catalog = try catalogOption.open()
+        if currentToken {
+            print(try catalog.currentToken())
+            return
+        }
+        let result = Result { () throws(CatalogError) -> [ChangeRecord] in try catalog.changes(since: since ?? "", objectType: type) }
+        guard case .success(let records) = result else {
+            if case .failure(let e) = result {
+                FileHandle.standardError.write(Data("error: \(e.message)\n".utf8))
+                switch e.code {
+                case .tokenExpired: throw ExitCode(ExitStatus.tokenExpired)
+                case .tokenUnavailable: throw ExitCode(ExitStatus.tokenUnavailable)
+                default: throw ExitCode(1)
+                }
+            }
+            return
+        }
+        let token = try catalog.currentToken()
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        switch format {
+        case .ndjson:
+            for r in records { print(String(decoding: try enc.encode(r), as: UTF8.self)) }
+        case .json:
+            enc.outputFormatting.insert(.prettyPrinted)
+            print(String(decoding: try enc.encode(ChangesDocument(records: records, currentToken: token)), as: UTF8.self))
+        case .table:
+            for objectType in ["asset", "assetCollection", "collectionList"] {
+                let mine = records.filter { $0.objectType == objectType }
+                guard !mine.isEmpty else { continue }
+                print("\(objectType):")
+                for kind in ["inserted", "updated", "deleted"] {
+                    for r in mine where r.changeType == kind {
+                        print("  \(kind) \(r.localIdentifier)\(r.properties.isEmpty ? "" : " (" + r.properties.joined(separator: ", ") + ")")")
+                    }
+                }
+            }
+            print("current token: \(token)")
+        }
+    }
+
+    struct ChangesDocument: Encodable {
+        let records: [ChangeRecord]
+        let currentToken: String
+    }
+}
+
+/// `shoebox id ID`: local identifier ↔ cloud identifier.
+struct IdCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "id", abstract: "Map a local identifier to its cloud identifier and back.")
+
+    @OptionGroup var catalogOption: CatalogOption
+    @Argument(help: "A localIdentifier (UUID/L0/001) or a cloudIdentifier.") var identifier: String
+
+    func run() throws {
+        let pairs = try catalogOption.open().identifierMapping(identifier)
+        if pairs.isEmpty {
+            FileHandle.standardError.write(Data("error: no asset with identifier \(identifier)\n".utf8))
+            throw ExitCode(1)
+        }
+        for p in pairs { print("\(p.local)\t\(p.cloud)") }
+    }
+}
