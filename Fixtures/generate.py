@@ -787,7 +787,7 @@ def takeout_formatted(ts):
     return f"{d.day} {months[d.month - 1]} {d.year}, {d.hour:02d}:{d.minute:02d}:{d.second:02d} UTC"
 
 
-def takeout_json(title, taken, geo=None, upload=None):
+def takeout_json(title, taken, geo=None, upload=None, device="ANDROID_PHONE"):
     """A media sidecar as Google Takeout writes it (key order and string-typed timestamps included)."""
     upload = upload if upload is not None else taken + 86400
     g = {"latitude": geo[0], "longitude": geo[1], "altitude": geo[2], "latitudeSpan": 0.0,
@@ -798,7 +798,7 @@ def takeout_json(title, taken, geo=None, upload=None):
          "photoTakenTime": {"timestamp": str(taken), "formatted": takeout_formatted(taken)},
          "geoData": g, "geoDataExif": g,
          "url": "https://photos.google.com/photo/AF1QipShoeboxFixture" + str(taken),
-         "googlePhotosOrigin": {"mobileUpload": {"deviceType": "ANDROID_PHONE"}}}
+         "googlePhotosOrigin": {"mobileUpload": {"deviceType": device}}}
     return (json.dumps(d, indent=2, ensure_ascii=False) + "\n").encode()
 
 
@@ -957,10 +957,10 @@ def build_library(root, tmp):
     t99, t99b = 1562342400, 1562344200               # 2019-07-05T16:00:00Z, 16:30:00Z
     put(tk + "IMG_0099.jpg", apple_jpeg(j64, model="iPhone XS", software="12.3.1", dto="2019:07:05 18:00:00",
                                         offset=None, subsec="451", lens=False)[0])
-    put(tk + takeout_json_name("IMG_0099.jpg"), takeout_json("IMG_0099.jpg", t99, None))
+    put(tk + takeout_json_name("IMG_0099.jpg"), takeout_json("IMG_0099.jpg", t99, None, device="IOS_PHONE"))
     put(tk + "IMG_0099(1).jpg", apple_jpeg(j64, model="iPhone XS", software="12.3.1",
                                            dto="2019:07:05 18:30:00", offset=None, subsec="452", lens=False)[0])
-    put(tk + takeout_json_name("IMG_0099.jpg", counter="(1)"), takeout_json("IMG_0099.jpg", t99b, None))
+    put(tk + takeout_json_name("IMG_0099.jpg", counter="(1)"), takeout_json("IMG_0099.jpg", t99b, None, device="IOS_PHONE"))
     fb_ms = 1562245994512                            # a Facebook-saved image: no EXIF at all
     fb_name = f"FB_IMG_{fb_ms}.jpg"
     put(tk + fb_name, jpeg_with_segments(j64, []))
