@@ -159,7 +159,7 @@ def handler_type(trak):
     return None
 
 
-def ffmpeg_movie(path, fps, frames, timescale, size="64x48", fmt="mov"):
+def ffmpeg_movie(path, fps, frames, timescale, size="64x48", fmt="mov", creation=CREATION_UTC):
     dur = frames / fps
     run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi",
          "-i", f"testsrc2=size={size}:rate={fps}:duration={dur}",
@@ -167,7 +167,7 @@ def ffmpeg_movie(path, fps, frames, timescale, size="64x48", fmt="mov"):
          "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
          "-x264-params", "threads=1:keyint=60", "-pix_fmt", "yuv420p",
          "-video_track_timescale", str(timescale),
-         *BITEXACT, "-metadata", f"creation_time={CREATION_UTC}",
+         *BITEXACT, "-metadata", f"creation_time={creation}",
          "-f", fmt, path])
     return open(path, "rb").read()
 
@@ -292,19 +292,21 @@ def ifd(bo, entries, base, next_ifd=0):
     return struct.pack(bo + "H", n) + b"".join(table) + struct.pack(bo + "I", next_ifd) + data
 
 
-def apple_makernote(bo_char, *, content_id, burst_uuid):
+def apple_makernote(bo_char, *, content_id, burst_uuid, hdr_type=3, processing_flags=0x100):
     """Apple iOS maker note: 'Apple iOS\\0', version 00 01, byte order, then an IFD (count at 14)
-    whose out-of-line offsets are relative to the start of the maker note (the 'A')."""
+    whose out-of-line offsets are relative to the start of the maker note (the 'A').
+    content_id / burst_uuid / hdr_type / processing_flags = None leave that tag out."""
     bo = ">" if bo_char == "MM" else "<"
     entries = [
         (0x0001, SLONG, 14),                                        # MakerNoteVersion
         (0x0008, SRATIONAL, [(-9854, 10000), (193, 10000), (376, 10000)]),  # AccelerationVector
-        (0x000A, SLONG, 3),                                         # HDRImageType
+        (0x000A, SLONG, hdr_type),                                  # HDRImageType
         (0x000B, ASCII, burst_uuid),                                # BurstUUID
         (0x0011, ASCII, content_id),                                # ContentIdentifier
         (0x0014, SLONG, 10),                                        # ImageCaptureType (10 = Photo)
-        (0x0019, SLONG, 0x100),                                     # ImageProcessingFlags
+        (0x0019, SLONG, processing_flags),                          # ImageProcessingFlags
     ]
+    entries = [e for e in entries if e[2] is not None]
     head = b"Apple iOS\0" + b"\x00\x01" + bo_char.encode()
     return head + ifd(bo, entries, base=len(head))
 
@@ -355,15 +357,20 @@ def jpeg_with_segments(jpeg, segments):
     return out + jpeg[off:]
 
 
-def apple_jpeg(base, *, makernote=None, custom_rendered=None, lens=True):
-    ifd0 = [(0x010F, ASCII, MAKE), (0x0110, ASCII, MODEL), (0x0112, SHORT, 1), (0x0131, ASCII, SOFTWARE)]
-    ex = [(0x9003, ASCII, DTO), (0x9011, ASCII, OFFSET), (0x9291, ASCII, SUBSEC)]
+def apple_jpeg(base, *, makernote=None, custom_rendered=None, lens=True, make=MAKE, model=MODEL,
+               software=SOFTWARE, orientation=1, dto=DTO, offset=OFFSET, subsec=SUBSEC, lens_model=LENS):
+    """JPEG with an EXIF block (IFD0 + ExifIFD). Keyword values of None leave that tag out."""
+    ifd0 = [(0x010F, ASCII, make), (0x0110, ASCII, model), (0x0112, SHORT, orientation),
+            (0x0131, ASCII, software)]
+    ex = [(0x9003, ASCII, dto), (0x9011, ASCII, offset), (0x9291, ASCII, subsec)]
     if makernote is not None:
         ex.append((0x927C, UNDEF, makernote))
     if custom_rendered is not None:
         ex.append((0xA401, SHORT, custom_rendered))
     if lens:
-        ex += [(0xA433, ASCII, MAKE), (0xA434, ASCII, LENS)]
+        ex += [(0xA433, ASCII, make), (0xA434, ASCII, lens_model)]
+    ifd0 = [e for e in ifd0 if e[2] is not None]
+    ex = [e for e in ex if e[2] is not None]
     tiff = exif_tiff(ifd0, ex)
     return jpeg_with_segments(base, [(0xE1, b"Exif\0\0" + tiff)]), tiff
 
@@ -728,6 +735,8 @@ def main():
             if e["kind"] != "mov" or e["ffprobeQuirk"] is not None:
                 continue
             e["ffprobeQuirk"] = describe_quirk(e)
+
+        library = build_library(out, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -736,7 +745,451 @@ def main():
                    "tools": {"ffmpeg": "5.1 (Debian bookworm)", "exiftool": "12.57"},
                    "files": expected}, f, indent=2, sort_keys=False, ensure_ascii=False)
         f.write("\n")
+    lib, lib_files, lib_info = library
+    with open(os.path.join(out, "library-expected.json"), "w") as f:
+        json.dump(library_expected(lib_files, lib_info), f, indent=2, ensure_ascii=False)
+        f.write("\n")
     print(f"wrote {len(expected)} fixtures + expected.json to {out}")
+    print(f"wrote {len(lib_files)} files to {lib} + library-expected.json")
+
+
+# ---------------------------------------------------------------------------------------------
+# library/: a small export tree for the assembler, and library-expected.json
+# ---------------------------------------------------------------------------------------------
+# Content identifiers (Apple MakerNote 0x0011 == com.apple.quicktime.content.identifier)
+LIB_CID_A = "1A2B3C4D-0001-4A00-8A00-00000000000A"   # IMG_0001.JPG <-> IMG_0001.MOV (original Live Photo)
+LIB_CID_B = "1A2B3C4D-0001-4B00-8B00-00000000000B"   # IMG_E0001.JPG <-> IMG_E0001.MOV (Photos' render)
+LIB_CID_C = "1A2B3C4D-0002-4C00-8C00-00000000000C"   # IMG_0002.JPG <-> clip-from-phone.mov
+LIB_CID_D = "1A2B3C4D-0004-4D00-8D00-00000000000D"   # IMG_0004.MOV, no still anywhere
+LIB_CID_E = "1A2B3C4D-0200-4E00-8E00-00000000000E"   # bad/IMG_0200.JPG, bad/IMG_0201.JPG, bad/IMG_0200.MOV
+LIB_CID_F = "1A2B3C4D-0210-4F00-8F00-00000000000F"   # bad/IMG_0210.JPG, bad/IMG_0211.JPG, bad/IMG_0211.MOV
+
+TAKEOUT_JSON_NAME_MAX = 51    # Takeout cuts a sidecar name, ".json" included, to 51 characters
+
+
+def takeout_json_name(media_name, supplemental=False, counter=""):
+    """The sidecar name Google Takeout writes for `media_name`: `<name>[.supplemental-metadata]`
+    cut to 51 - len(".json") = 46 characters, then the `(n)` counter of a duplicate name (which Takeout
+    moves from the media stem to behind the extension: IMG_1(1).jpg -> IMG_1.jpg(1).json), then `.json`."""
+    body = media_name + (".supplemental-metadata" if supplemental else "")
+    return body[:TAKEOUT_JSON_NAME_MAX - len(".json")] + counter + ".json"
+
+
+def utc_text(ts):
+    import datetime
+    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+
+
+def takeout_formatted(ts):
+    import datetime
+    d = datetime.datetime.fromtimestamp(ts, datetime.timezone.utc)
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    return f"{d.day} {months[d.month - 1]} {d.year}, {d.hour:02d}:{d.minute:02d}:{d.second:02d} UTC"
+
+
+def takeout_json(title, taken, geo=None, upload=None, device="ANDROID_PHONE"):
+    """A media sidecar as Google Takeout writes it (key order and string-typed timestamps included)."""
+    upload = upload if upload is not None else taken + 86400
+    g = {"latitude": geo[0], "longitude": geo[1], "altitude": geo[2], "latitudeSpan": 0.0,
+         "longitudeSpan": 0.0} if geo else {"latitude": 0.0, "longitude": 0.0, "altitude": 0.0,
+                                            "latitudeSpan": 0.0, "longitudeSpan": 0.0}
+    d = {"title": title, "description": "", "imageViews": "2",
+         "creationTime": {"timestamp": str(upload), "formatted": takeout_formatted(upload)},
+         "photoTakenTime": {"timestamp": str(taken), "formatted": takeout_formatted(taken)},
+         "geoData": g, "geoDataExif": g,
+         "url": "https://photos.google.com/photo/AF1QipShoeboxFixture" + str(taken),
+         "googlePhotosOrigin": {"mobileUpload": {"deviceType": device}}}
+    return (json.dumps(d, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def aae_plist(adjustments_json, *, editor="com.apple.mobileslideshow", version="1.5"):
+    """IMG_nnnn.AAE: XML plist, adjustmentData = raw DEFLATE (wbits -15) of the JSON text."""
+    import plistlib
+    co = zlib.compressobj(9, zlib.DEFLATED, -15)
+    blob = co.compress(adjustments_json.encode()) + co.flush()
+    return plistlib.dumps({"adjustmentBaseVersion": 0, "adjustmentData": blob,
+                           "adjustmentEditorBundleID": editor,
+                           "adjustmentFormatIdentifier": "com.apple.photo",
+                           "adjustmentFormatVersion": version, "adjustmentRenderTypes": 0},
+                          fmt=plistlib.FMT_XML, sort_keys=True), blob
+
+
+def nef_tiff(*, model, dto, full=(6000, 4000)):
+    """Minimal little-endian NEF: IFD0 (a 2x2 RGB preview, NewSubfileType 1, Make/Model, SubIFDs,
+    ExifIFD), ExifIFD (DateTimeOriginal/CreateDate), one SubIFD (NewSubfileType 0, the full-size
+    CFA image, 14-bit, Nikon compression 34713). Strips are 16 bytes each and lie inside the file."""
+    bo = "<"
+
+    def layout(sub_off, exif_off, strip0, strip1):
+        ifd0 = [(0x00FE, LONG, 1), (0x0100, LONG, 2), (0x0101, LONG, 2), (0x0102, SHORT, [8, 8, 8]),
+                (0x0103, SHORT, 1), (0x0106, SHORT, 2), (0x010F, ASCII, "NIKON CORPORATION"),
+                (0x0110, ASCII, model), (0x0111, LONG, strip0), (0x0112, SHORT, 1), (0x0115, SHORT, 3),
+                (0x0116, LONG, 2), (0x0117, LONG, 12), (0x0131, ASCII, "Ver.1.00"),
+                (0x0132, ASCII, dto), (0x014A, LONG, sub_off), (0x8769, LONG, exif_off)]
+        exif = [(0x9003, ASCII, dto), (0x9004, ASCII, dto)]
+        sub = [(0x00FE, LONG, 0), (0x0100, LONG, full[0]), (0x0101, LONG, full[1]), (0x0102, SHORT, 14),
+               (0x0103, SHORT, 34713), (0x0106, SHORT, 32803), (0x0111, LONG, strip1), (0x0115, SHORT, 1),
+               (0x0116, LONG, full[1]), (0x0117, LONG, 16)]
+        return ifd0, exif, sub
+
+    # offsets do not change the IFD sizes (LONGs are inline), so lay out once with zeros, then for real
+    a, b, c = (ifd(bo, x, base=0) for x in layout(0, 0, 0, 0))
+    exif_off = 8 + len(a) + (len(a) % 2)
+    sub_off = exif_off + len(b) + (len(b) % 2)
+    strip0 = sub_off + len(c) + (len(c) % 2)
+    strip1 = strip0 + 16
+    i0, ex, sb = layout(sub_off, exif_off, strip0, strip1)
+    out = b"II" + struct.pack("<HI", 42, 8) + ifd(bo, i0, base=8)
+    out += b"\0" * (exif_off - len(out)) + ifd(bo, ex, base=exif_off)
+    out += b"\0" * (sub_off - len(out)) + ifd(bo, sb, base=sub_off)
+    out += b"\0" * (strip0 - len(out))
+    out += bytes([0x80, 0x40, 0x20] * 4) + b"\0" * 4          # preview strip (12 bytes used)
+    out += bytes(range(16))                                    # "raw" strip
+    return out
+
+
+def build_library(root, tmp):
+    """Writes root/library/* and root/library-expected.json. See Fixtures/README.md."""
+    lib = os.path.join(root, "library")
+    shutil.rmtree(lib, ignore_errors=True)
+    written = []
+
+    def put(rel, data):
+        p = os.path.join(lib, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as f:
+            f.write(data)
+        written.append(rel)
+        return p
+
+    # --- bases --------------------------------------------------------------------------------
+    j64 = ffmpeg_jpeg(os.path.join(tmp, "l64.jpg"), "64x48")
+    j48 = ffmpeg_jpeg(os.path.join(tmp, "l48.jpg"), "48x48")
+    j96 = ffmpeg_jpeg(os.path.join(tmp, "l96.jpg"), "96x64")
+    jpano = ffmpeg_jpeg(os.path.join(tmp, "lpano.jpg"), "300x60")
+    base_lp = ffmpeg_movie(os.path.join(tmp, "llp.mov"), 30, 30, 600)
+    base240 = ffmpeg_movie(os.path.join(tmp, "l240.mov"), 240, 48, 2400)
+    rp_utc = 1589052817
+    base_rp = ffmpeg_movie(os.path.join(tmp, "lrp.mp4"), 30, 15, 600, size="48x64", fmt="mp4",
+                           creation=utc_text(rp_utc).replace("+00:00", "Z"))
+
+    def iphone_jpeg(base, *, cid, dto, subsec, offset="+02:00", custom_rendered=None, makernote=True):
+        mn = apple_makernote("MM", content_id=cid, burst_uuid=None, hdr_type=None,
+                             processing_flags=None) if makernote else None
+        return apple_jpeg(base, makernote=mn, custom_rendered=custom_rendered, dto=dto, subsec=subsec,
+                          offset=offset)[0]
+
+    def live_movie(cid, cdate, *, auto=True):
+        """A Live Photo movie: movie keys (content.identifier unless cid is None) + mebx still-image-time."""
+        mv = mvhd_info(base_lp)
+        items = ([(K_AUTO, "uint8", 1)] if auto else []) + [(K_INTENT, "int64", 1)]
+        if cid is not None:
+            items.append((K_CID, "utf8", cid))
+        items += [(K_MAKE, "utf8", MAKE), (K_MODEL, "utf8", MODEL), (K_SW, "utf8", SOFTWARE),
+                  (K_CDATE, "utf8", cdate)]
+        top = parse_boxes(base_lp)
+        mdat_pos = top[-1][1] - top[-1][3]
+        trak = mebx_still_image_time_trak(mv["next_track_id"], 1, mv["ctime"], mv["timescale"],
+                                          mv["timescale"] // 2, mdat_pos + 8)
+        data, off = assemble_mov(base_lp, track_meta=mdta_meta([(K_LENS, "utf8", LENS)], locale=0x555315C7),
+                                 movie_meta=mdta_meta(items), extra_traks=[trak], extra_mdat=STILL_SAMPLE,
+                                 next_track_id=mv["next_track_id"] + 1)
+        assert off == mdat_pos + 8
+        return data
+
+    def hfr_movie(intent_kind, intent, cdate):
+        items = [(K_INTENT, intent_kind, intent), (K_CDATE, "utf8", cdate), (K_MAKE, "utf8", MAKE),
+                 (K_MODEL, "utf8", MODEL)]
+        return assemble_mov(base240, movie_meta=mdta_meta(items))[0]
+
+    def android_jpeg(base, *, dto, offset=None, subsec=None, model="Pixel 3"):
+        return apple_jpeg(base, make="Google", model=model, software="HDR+ 1.0.250213809zd", lens=False,
+                          dto=dto, offset=offset, subsec=subsec)[0]
+
+    # --- 1. iphone/ -----------------------------------------------------------------------------
+    put("iphone/IMG_0001.JPG", iphone_jpeg(j64, cid=LIB_CID_A, dto="2024:05:01 12:34:56", subsec="123"))
+    put("iphone/IMG_0001.MOV", live_movie(LIB_CID_A, "2024-05-01T12:34:56+0200"))
+    put("iphone/IMG_E0001.JPG", iphone_jpeg(j48, cid=LIB_CID_B, dto="2024:05:01 12:34:56", subsec="123"))
+    put("iphone/IMG_E0001.MOV", live_movie(LIB_CID_B, "2024-05-01T12:34:56+0200", auto=False))
+    adj_json = ('{"adjustments":[{"identifier":"Crop","enabled":true,"settings":{}}],'
+                '"metadata":{"orientation":1},"formatVersion":1}')
+    aae, aae_blob = aae_plist(adj_json)
+    put("iphone/IMG_0001.AAE", aae)
+    put("iphone/IMG_0002.JPG", iphone_jpeg(j64, cid=LIB_CID_C, dto="2024:05:01 13:00:00", subsec="250"))
+    put("iphone/clip-from-phone.mov", live_movie(LIB_CID_C, "2024-05-01T13:00:00+0200"))
+    put("iphone/IMG_0003.JPG", iphone_jpeg(j64, cid=None, dto="2024:05:01 13:10:59", subsec="600"))
+    put("iphone/IMG_0003.MOV", live_movie(None, "2024-05-01T13:11:00+0200"))
+    put("iphone/IMG_0004.MOV", live_movie(LIB_CID_D, "2024-05-01T13:20:00+0200"))
+    put("iphone/IMG_0005.MOV", hfr_movie("int8", 0, "2024-05-01T13:30:00+0200"))
+    put("iphone/IMG_0006.MOV", hfr_movie("int64", 1, "2024-05-01T13:31:00+0200"))
+    put("iphone/IMG_0007.JPG", iphone_jpeg(jpano, cid=None, dto="2024:05:01 13:40:00", subsec="000",
+                                           custom_rendered=6, makernote=False))
+    put("iphone/RPReplay_Final1589052817.MP4", base_rp)
+    o_aae, _ = aae_plist('{"adjustments":[],"metadata":{"orientation":1},"formatVersion":1}',
+                         editor="com.apple.camera", version="1.4")
+    put("iphone/IMG_O0008.AAE", o_aae)
+
+    # --- 2. camera/ -----------------------------------------------------------------------------
+    put("camera/DSC_0010.JPG", apple_jpeg(j96, make="NIKON CORPORATION", model="NIKON D7500",
+                                          software="Ver.1.00", dto="2024:05:02 15:00:00", offset=None,
+                                          subsec=None, lens=False)[0])
+    put("camera/DSC_0010.NEF", nef_tiff(model="NIKON D7500", dto="2024:05:02 15:00:00"))
+    put("camera/DSC_0011.NEF", nef_tiff(model="NIKON D7500", dto="2024:05:02 15:00:10"))
+
+    # --- 3. takeout/ ----------------------------------------------------------------------------
+    tk = "takeout/Google Photos/Trip 2019/"
+    geo = (48.8583, 2.2945, 35.0)
+    t_main = 1562235194                              # 2019-07-04T10:13:14Z = 12:13:14 at +02:00
+    put(tk + "IMG_20190704_121314.jpg", android_jpeg(j64, dto="2019:07:04 12:13:14"))
+    put(tk + "IMG_20190704_121314-edited.jpg", android_jpeg(j48, dto="2019:07:04 12:13:14"))
+    put(tk + takeout_json_name("IMG_20190704_121314.jpg"), takeout_json("IMG_20190704_121314.jpg", t_main, geo))
+    long_name = "PXL_20190704_121314123.PORTRAIT-01.COVER-edited-long.jpg"
+    long_json = takeout_json_name(long_name)
+    assert len(long_json) == TAKEOUT_JSON_NAME_MAX, long_json
+    t_long = 1562242800                              # 2019-07-04T12:20:00Z
+    put(tk + long_name, android_jpeg(j64, dto="2019:07:04 14:20:00", offset="+02:00", subsec="123"))
+    put(tk + long_json, takeout_json(long_name, t_long, geo))
+    sup_name = "PXL_20190706_080910123.jpg"
+    sup_json = takeout_json_name(sup_name, supplemental=True)
+    t_sup = 1562393350                               # 2019-07-06T06:09:10Z
+    put(tk + sup_name, android_jpeg(j64, dto="2019:07:06 08:09:10", offset="+02:00", subsec="123"))
+    put(tk + sup_json, takeout_json(sup_name, t_sup, None))
+    t99, t99b = 1562342400, 1562344200               # 2019-07-05T16:00:00Z, 16:30:00Z
+    put(tk + "IMG_0099.jpg", apple_jpeg(j64, model="iPhone XS", software="12.3.1", dto="2019:07:05 18:00:00",
+                                        offset=None, subsec="451", lens=False)[0])
+    put(tk + takeout_json_name("IMG_0099.jpg"), takeout_json("IMG_0099.jpg", t99, None, device="IOS_PHONE"))
+    put(tk + "IMG_0099(1).jpg", apple_jpeg(j64, model="iPhone XS", software="12.3.1",
+                                           dto="2019:07:05 18:30:00", offset=None, subsec="452", lens=False)[0])
+    put(tk + takeout_json_name("IMG_0099.jpg", counter="(1)"), takeout_json("IMG_0099.jpg", t99b, None, device="IOS_PHONE"))
+    fb_ms = 1562245994512                            # a Facebook-saved image: no EXIF at all
+    fb_name = f"FB_IMG_{fb_ms}.jpg"
+    put(tk + fb_name, jpeg_with_segments(j64, []))
+    put(tk + takeout_json_name(fb_name), takeout_json(fb_name, fb_ms // 1000, None))
+    album = {"title": "Trip 2019", "description": "", "access": "protected",
+             "date": {"timestamp": "1562284800", "formatted": takeout_formatted(1562284800)},
+             "location": "", "geoData": {"latitude": 0.0, "longitude": 0.0, "altitude": 0.0,
+                                         "latitudeSpan": 0.0, "longitudeSpan": 0.0}}
+    put(tk + "metadata.json", (json.dumps(album, indent=2) + "\n").encode())
+    put(tk + "broken.jpg", android_jpeg(j64, dto="2019:07:07 10:00:00"))
+    put(tk + "broken.jpg.json", b'{\n  "title": "broken.jpg",\n  ')
+
+    # --- 4. xmp/ --------------------------------------------------------------------------------
+    xns = (' xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:exif="http://ns.adobe.com/exif/1.0/"')
+    put("xmp/DSC_0100.JPG", jpeg_with_segments(j64, []))
+    put("xmp/DSC_0100.JPG.xmp", xmp_packet('\n    xmp:Rating="5"\n    exif:DateTimeOriginal="2024-05-03T09:00:00+02:00"',
+                                          ns=xns).encode())
+    put("xmp/DSC_0101.JPG", apple_jpeg(j64, make="NIKON CORPORATION", model="NIKON D7500", software="Ver.1.00",
+                                       orientation=8, dto="2024:05:03 09:05:00", offset=None, subsec=None,
+                                       lens=False)[0])
+    put("xmp/DSC_0101.xmp", xmp_packet('\n    xmp:Rating="3"\n    exif:DateTimeOriginal="2024-05-03T09:05:00"',
+                                      ns=xns).encode())
+
+    # --- 5. bad/ --------------------------------------------------------------------------------
+    put("bad/IMG_0200.JPG", iphone_jpeg(j64, cid=LIB_CID_E, dto="2024:05:02 10:00:00", subsec="100"))
+    put("bad/IMG_0201.JPG", iphone_jpeg(j64, cid=LIB_CID_E, dto="2024:05:02 10:00:05", subsec="200"))
+    put("bad/IMG_0200.MOV", live_movie(LIB_CID_E, "2024-05-02T10:00:00+0200"))
+    put("bad/IMG_0210.JPG", iphone_jpeg(j64, cid=LIB_CID_F, dto="2024:05:02 10:10:00", subsec="100"))
+    put("bad/IMG_0211.JPG", iphone_jpeg(j64, cid=LIB_CID_F, dto="2024:05:02 10:10:05", subsec="200"))
+    put("bad/IMG_0211.MOV", live_movie(LIB_CID_F, "2024-05-02T10:10:05+0200"))
+    put("bad/IMG_0202.JPG", iphone_jpeg(j64, cid=None, dto="2024:05:02 10:01:00", subsec="300"))
+    put("bad/IMG_0202.AAE", aae[:180])               # an XML plist cut short: sniffs as AAE, does not parse
+    put("bad/IMG_0203.JPG", iphone_jpeg(j64, cid=None, dto="2024:05:02 10:02:00", subsec="400"))
+    import hashlib
+    put("bad/IMG_0203.AAE", hashlib.sha256(b"IMG_0203.AAE").digest() * 4)   # 128 bytes of binary noise
+
+    return lib, written, dict(adj_json=adj_json, aae_blob=aae_blob, long_json=long_json, sup_json=sup_json,
+                              t_main=t_main, t_long=t_long, t_sup=t_sup, t99=t99, t99b=t99b,
+                              fb_name=fb_name, fb_ts=fb_ms // 1000, rp_utc=rp_utc, geo=geo)
+
+
+def library_expected(files, info):
+    """The assets a correct assembler builds from library/ (what the rules say is right, not what the
+    current code does), the orphans, and the notes it must raise."""
+    tk = "takeout/Google Photos/Trip 2019/"
+    geo = {"latitude": info["geo"][0], "longitude": info["geo"][1], "altitude": info["geo"][2]}
+
+    def asset(id_, media, *, resources, subtypes=(), traits=(), style=None, cid=None, adj=False, date,
+              size=(64, 48), duration=None, paired=None, sources=(), location=None, favorite=False,
+              confidence=None, note):
+        return {
+            "id": id_, "mediaType": media, "mediaSubtypes": list(subtypes), "traits": list(traits),
+            "playbackStyle": style or ("image" if media == "image" else "video"),
+            "resources": [{"type": t, "path": p} for t, p in resources],
+            "contentIdentifier": cid, "burstIdentifier": None, "hasAdjustments": adj,
+            "creationDate": date, "pixelWidth": size[0], "pixelHeight": size[1],
+            "duration": duration if media == "video" else None, "pairedVideoDuration": paired,
+            "metadataSources": [{"type": t, "path": p} for t, p in sources],
+            "location": location, "favorite": favorite, "pairingConfidence": confidence, "note": note,
+        }
+
+    i, c, x, b = "iphone/", "camera/", "xmp/", "bad/"
+    assets = [
+        # --- iphone/
+        asset(i + "IMG_0001.JPG", "image", subtypes=["photoLive"], traits=["edited"], style="livePhoto",
+              resources=[("photo", i + "IMG_0001.JPG"), ("pairedVideo", i + "IMG_0001.MOV"),
+                         ("fullSizePhoto", i + "IMG_E0001.JPG"), ("fullSizePairedVideo", i + "IMG_E0001.MOV"),
+                         ("adjustmentData", i + "IMG_0001.AAE")],
+              cid=LIB_CID_A, adj=True, date="2024-05-01T12:34:56.123+02:00", paired=1.0, confidence="high",
+              note="Edited Live Photo. The original pair shares identifier A; Photos' render pair "
+                   "(IMG_E0001.JPG/.MOV) carries a NEW identifier B and belongs to the original by name "
+                   "(IMG_E<n> -> IMG_<n>). IMG_0001.AAE is a com.apple.photo 1.5 plist (raw-DEFLATE JSON, a "
+                   "Crop). Pixel size is the original's 64x48 (the render is cropped to 48x48), as for "
+                   "corpus wedding.jpg. contentIdentifier is the original's (A)."),
+        asset(i + "IMG_0002.JPG", "image", subtypes=["photoLive"], style="livePhoto",
+              resources=[("photo", i + "IMG_0002.JPG"), ("pairedVideo", i + "clip-from-phone.mov")],
+              cid=LIB_CID_C, date="2024-05-01T13:00:00.250+02:00", paired=1.0, confidence="high",
+              note="Paired by content identifier C alone: the movie's name has nothing in common with the still's."),
+        asset(i + "IMG_0003.JPG", "image", subtypes=["photoLive"], style="livePhoto",
+              resources=[("photo", i + "IMG_0003.JPG"), ("pairedVideo", i + "IMG_0003.MOV")],
+              date="2024-05-01T13:10:59.600+02:00", paired=1.0, confidence="medium",
+              note="Neither file has a content identifier (the still has an Apple maker note without 0x0011, "
+                   "the movie has still-image-time but no content.identifier). Same folder, same stem, capture "
+                   "times 0.4 s apart across a second boundary (13:10:59.600 vs 13:11:00, both +02:00): "
+                   "fallback pairing, medium confidence."),
+        asset(i + "IMG_0004.MOV", "video", resources=[("video", i + "IMG_0004.MOV")], cid=LIB_CID_D,
+              date="2024-05-01T13:20:00+02:00", duration=1.0,
+              note="A Live Photo movie (identifier D, still-image-time track) whose still is missing: a plain "
+                   "video that keeps its contentIdentifier."),
+        asset(i + "IMG_0005.MOV", "video", subtypes=["videoHighFrameRate"], traits=["slomo"],
+              resources=[("video", i + "IMG_0005.MOV")], date="2024-05-01T13:30:00+02:00", duration=0.2,
+              note="48 frames in 0.2 s = 240 fps measured; full-frame-rate-playback-intent = 0 (int8): slo-mo."),
+        asset(i + "IMG_0006.MOV", "video", subtypes=["videoHighFrameRate"],
+              resources=[("video", i + "IMG_0006.MOV")], date="2024-05-01T13:31:00+02:00", duration=0.2,
+              note="240 fps measured but intent = 1 (8-byte int): high frame rate, NOT slo-mo."),
+        asset(i + "IMG_0007.JPG", "image", subtypes=["photoPanorama"], resources=[("photo", i + "IMG_0007.JPG")],
+              date="2024-05-01T13:40:00.000+02:00", size=(300, 60),
+              note="Make Apple, CustomRendered 6, 300x60, no maker note."),
+        asset(i + "RPReplay_Final1589052817.MP4", "video", subtypes=["videoScreenRecording"],
+              traits=["screenRecordingByName"], resources=[("video", i + "RPReplay_Final1589052817.MP4")],
+              date=utc_text(info["rp_utc"]), size=(48, 64), duration=0.5,
+              note="Plain ffmpeg MP4, no Apple keys: a screen recording only by its name. The date is the "
+                   "mvhd creation time (UTC), which matches the Unix time in the name."),
+        # --- camera/
+        asset(c + "DSC_0010.JPG", "image",
+              resources=[("photo", c + "DSC_0010.JPG"), ("alternatePhoto", c + "DSC_0010.NEF")],
+              date="2024-05-02T15:00:00", size=(96, 64),
+              note="RAW+JPEG: the JPEG is the primary (PHAssetResourceType.alternatePhoto doc: 'a JPEG file "
+                   "(the primary form of the asset) and a RAW file (the alternate photo)'; Photos keeps UTI "
+                   "public.jpeg for such pairs, osxphotos #469). The asset's subtypes, traits and size are "
+                   "the primary's, so NO 'raw' trait and 96x64, not the NEF's 6000x4000. No offset in the "
+                   "files: a floating local time."),
+        asset(c + "DSC_0011.NEF", "image", traits=["raw"], resources=[("photo", c + "DSC_0011.NEF")],
+              date="2024-05-02T15:00:10", size=(6000, 4000),
+              note="A NEF alone: the primary is RAW -> trait raw; size from the SubIFD with NewSubfileType 0 "
+                   "(IFD0 is a 2x2 preview)."),
+        # --- takeout/
+        asset(tk + "FB_IMG_1562245994512.jpg", "image", resources=[("photo", tk + info["fb_name"])],
+              date=utc_text(info["fb_ts"]),
+              sources=[("googleTakeoutJson", tk + info["fb_name"] + ".json")],
+              note="No EXIF at all: creationDate comes from the JSON photoTakenTime, in UTC."),
+        asset(tk + "IMG_0099(1).jpg", "image", resources=[("photo", tk + "IMG_0099(1).jpg")],
+              date="2019-07-05T18:30:00.452", sources=[("googleTakeoutJson", tk + "IMG_0099.jpg(1).json")],
+              note="Duplicate name: Takeout numbers the media IMG_0099(1).jpg and moves the counter behind the "
+                   "extension in the JSON name. IMG_0099.jpg.json belongs to the other file."),
+        asset(tk + "IMG_0099.jpg", "image", resources=[("photo", tk + "IMG_0099.jpg")],
+              date="2019-07-05T18:00:00.451", sources=[("googleTakeoutJson", tk + "IMG_0099.jpg.json")],
+              note="The un-numbered twin of IMG_0099(1).jpg."),
+        asset(tk + "IMG_20190704_121314.jpg", "image", traits=["edited"],
+              resources=[("photo", tk + "IMG_20190704_121314.jpg"),
+                         ("fullSizePhoto", tk + "IMG_20190704_121314-edited.jpg")],
+              adj=True, date="2019-07-04T12:13:14", location=geo,
+              sources=[("googleTakeoutJson", tk + "IMG_20190704_121314.jpg.json")],
+              note="EXIF date without offset (floating; the JSON's UTC time agrees at +02:00, an inferred offset "
+                   "is welcome but not required). Location from the JSON geoData (the file has no GPS). The "
+                   "-edited copy is a fullSizePhoto and shares the original's JSON, which is listed once."),
+        asset(tk + "PXL_20190704_121314123.PORTRAIT-01.COVER-edited-long.jpg", "image",
+              resources=[("photo", tk + "PXL_20190704_121314123.PORTRAIT-01.COVER-edited-long.jpg")],
+              date="2019-07-04T14:20:00.123+02:00", location=geo,
+              sources=[("googleTakeoutJson", tk + info["long_json"])],
+              note=f"JSON name cut to 51 characters ('.json' included): {info['long_json']}. '-edited-long' is "
+                   f"not an edit suffix: this is an original, not a render."),
+        asset(tk + "PXL_20190706_080910123.jpg", "image", resources=[("photo", tk + "PXL_20190706_080910123.jpg")],
+              date="2019-07-06T08:09:10.123+02:00", sources=[("googleTakeoutJson", tk + info["sup_json"])],
+              note=f"Newer Takeout naming: <name>.supplemental-metadata.json, cut to 51 characters: {info['sup_json']}."),
+        asset(tk + "broken.jpg", "image", resources=[("photo", tk + "broken.jpg")], date="2019-07-07T10:00:00",
+              note="Its JSON is truncated and unusable: the asset stands on the file's own EXIF; the JSON is an "
+                   "orphan."),
+        # --- xmp/
+        asset(x + "DSC_0100.JPG", "image", resources=[("photo", x + "DSC_0100.JPG")],
+              date="2024-05-03T09:00:00+02:00", favorite=True, sources=[("xmpSidecar", x + "DSC_0100.JPG.xmp")],
+              note="The JPEG has no EXIF: creationDate from the x.jpg.xmp sidecar's exif:DateTimeOriginal; "
+                   "xmp:Rating 5 -> favorite."),
+        asset(x + "DSC_0101.JPG", "image", resources=[("photo", x + "DSC_0101.JPG")], date="2024-05-03T09:05:00",
+              size=(48, 64), sources=[("xmpSidecar", x + "DSC_0101.xmp")],
+              note="x.xmp sidecar naming (stem only). EXIF Orientation 8: the 64x48 pixels display as 48x64. "
+                   "xmp:Rating 3: not a favorite. The EXIF date wins over the sidecar's (same value)."),
+        # --- bad/
+        asset(b + "IMG_0200.JPG", "image", subtypes=["photoLive"], style="livePhoto",
+              resources=[("photo", b + "IMG_0200.JPG"), ("pairedVideo", b + "IMG_0200.MOV")], cid=LIB_CID_E,
+              date="2024-05-02T10:00:00.100+02:00", paired=1.0, confidence="high",
+              note="Identifier E is on two stills and one movie: the movie goes to the still with its stem."),
+        asset(b + "IMG_0201.JPG", "image", resources=[("photo", b + "IMG_0201.JPG")], cid=LIB_CID_E,
+              date="2024-05-02T10:00:05.200+02:00", note="The other still with identifier E: a plain photo."),
+        asset(b + "IMG_0202.JPG", "image", resources=[("photo", b + "IMG_0202.JPG")],
+              date="2024-05-02T10:01:00.300+02:00",
+              note="Its AAE is an XML plist cut short (it sniffs as a plist, does not parse): no adjustment "
+                   "data can be read, so no adjustmentData resource and hasAdjustments false; the AAE is an "
+                   "orphan with the reason."),
+        asset(b + "IMG_0203.JPG", "image", resources=[("photo", b + "IMG_0203.JPG")],
+              date="2024-05-02T10:02:00.400+02:00",
+              note="Its AAE is 128 bytes of binary noise: same treatment as IMG_0202."),
+        asset(b + "IMG_0210.JPG", "image", resources=[("photo", b + "IMG_0210.JPG")], cid=LIB_CID_F,
+              date="2024-05-02T10:10:00.100+02:00",
+              note="Identifier F on IMG_0210.JPG, IMG_0211.JPG and IMG_0211.MOV. The same-stem still is the one "
+                   "that sorts SECOND: IMG_0210.JPG stays a plain photo."),
+        asset(b + "IMG_0211.JPG", "image", subtypes=["photoLive"], style="livePhoto",
+              resources=[("photo", b + "IMG_0211.JPG"), ("pairedVideo", b + "IMG_0211.MOV")], cid=LIB_CID_F,
+              date="2024-05-02T10:10:05.200+02:00", paired=1.0, confidence="high",
+              note="Same stem and same capture second as IMG_0211.MOV: this is the Live Photo."),
+    ]
+    assets.sort(key=lambda a: a["id"])
+    orphans = [
+        {"path": b + "IMG_0202.AAE", "kind": "aae",
+         "reason": "unreadable AAE (XML property list cut short at 180 bytes); not attached to bad/IMG_0202.JPG"},
+        {"path": b + "IMG_0203.AAE", "kind": "aae",
+         "reason": "unreadable AAE (not a property list: binary noise); not attached to bad/IMG_0203.JPG"},
+        {"path": i + "IMG_O0008.AAE", "kind": "aae", "reason": "no media file with stem IMG_0008 in folder"},
+        {"path": tk + "broken.jpg.json", "kind": "json",
+         "reason": "malformed JSON (truncated): not usable as Google Takeout metadata for broken.jpg"},
+        {"path": tk + "metadata.json", "kind": "googleTakeoutAlbumJson",
+         "reason": "album-level Takeout metadata (title/date of the album folder), not attached to any media file"},
+    ]
+    notes = [
+        {"about": "sharedContentIdentifier", "contentIdentifier": LIB_CID_E,
+         "paths": [b + "IMG_0200.JPG", b + "IMG_0201.JPG"], "paired": b + "IMG_0200.JPG"},
+        {"about": "sharedContentIdentifier", "contentIdentifier": LIB_CID_F,
+         "paths": [b + "IMG_0210.JPG", b + "IMG_0211.JPG"], "paired": b + "IMG_0211.JPG"},
+    ]
+    claimed = {r["path"] for a in assets for r in a["resources"]} | \
+              {s["path"] for a in assets for s in a["metadataSources"]} | {o["path"] for o in orphans}
+    assert claimed == set(files), sorted(set(files) ^ claimed)
+    return {
+        "generator": "Fixtures/generate.py",
+        "root": "library",
+        "rules": ("One object per asset, ids and paths relative to library/. Live Photo = still MakerNote 0x0011 "
+                  "ContentIdentifier == movie com.apple.quicktime.content.identifier (high confidence); only "
+                  "when a side has no identifier: same folder + same stem + capture within 1 s (medium). A "
+                  "shared identifier pairs the movie with the same-stem still, the others stay plain photos "
+                  "and a note is raised. IMG_E<n>/-edited/_edited renders are fullSize* resources of the "
+                  "original (hasAdjustments true, trait edited); a readable IMG_<n>.AAE is adjustmentData and "
+                  "sets hasAdjustments; IMG_O<n>.AAE does not; an unreadable AAE is an orphan. RAW+JPEG with "
+                  "one stem = one asset, JPEG primary, RAW alternatePhoto, facts from the primary. Takeout "
+                  "JSON and XMP sidecars are metadataSources; file EXIF wins, sidecars fill gaps (date, "
+                  "location, favorite from xmp:Rating 5). Pixel size is the primary original's, display-"
+                  "oriented. creationDate: compare the local wall-clock time always, the offset only where "
+                  "the expected value has one."),
+        "takeoutJsonNameRule": ("<media name>[.supplemental-metadata] cut to 46 characters, then the '(n)' "
+                                "counter of a duplicate media name, then '.json' (51 characters at most "
+                                "without a counter)"),
+        "aae": {i + "IMG_0001.AAE": {"adjustmentFormatIdentifier": "com.apple.photo",
+                                     "adjustmentFormatVersion": "1.5",
+                                     "adjustmentEditorBundleID": "com.apple.mobileslideshow",
+                                     "adjustmentDataJSON": info["adj_json"],
+                                     "adjustmentDataLength": len(info["aae_blob"])}},
+        "assets": assets,
+        "orphans": orphans,
+        "notes": notes,
+    }
 
 
 def describe_quirk(e):
