@@ -206,7 +206,10 @@ public enum Assembler {
                 let origMovies = set.movies.filter { !isEdit($0) }
                 let editStills = set.stills.filter { isEdit($0) }
                 let editMovies = set.movies.filter { isEdit($0) }
-                guard let still = origStills.first ?? set.stills.first else { continue }
+                // With several stills on one identifier, the movie goes to the still with its stem.
+                let stillPool = origStills.isEmpty ? set.stills : origStills
+                let moviePool = origMovies.isEmpty ? set.movies : origMovies
+                guard let still = stillPool.first(where: { s in moviePool.contains { sameStem($0, s) } }) ?? stillPool.first else { continue }
                 // An edited pair with its own identifier, whose original is in the same folder, belongs to
                 // that original: the edit pass attaches it as full-size resources.
                 if isEdit(still), hasOriginal(still) { continue }
@@ -230,6 +233,11 @@ public enum Assembler {
                     add(em, to: g, as: .fullSizePairedVideo, Reason("fullSizePairedVideo", "\(items[em].rel): rendered edit of the paired video (same content identifier)"))
                 }
             }
+        }
+
+        /// Same folder and same base stem (`IMG_0728` ~ `IMG_0728_3`).
+        func sameStem(_ a: Int, _ b: Int) -> Bool {
+            items[a].name.dir == items[b].name.dir && baseStem(items[a].name.stem).lowercased() == baseStem(items[b].name.stem).lowercased()
         }
 
         /// Whether an edit's original (by name) is in the same folder.
@@ -389,15 +397,14 @@ public enum Assembler {
                     orphans.append(Orphan(path: items[i].rel, kind: "aae", reason: "no media file with stem \(target) in folder"))
                     continue
                 }
-                assets[a].asset.resources.append(
-                    AssetResource(type: .adjustmentData, path: items[i].rel, originalFilename: n.file, uniformTypeIdentifier: Assembler.stillUTI["aae"], fileSize: items[i].c.fileSize))
                 guard let adj = items[i].c.adjustments else {
-                    // Kept as the user's file, but an AAE that cannot be read says nothing about edits.
+                    // An AAE that cannot be read says nothing about edits: reported, not attached.
                     let why = items[i].c.errors.first ?? "not an adjustment plist"
-                    notes.append("\(items[i].rel): adjustment sidecar could not be read (\(why)); attached to \(assets[a].asset.id) without setting hasAdjustments")
-                    assets[a].asset.reasons.append(Reason("adjustmentData", "\(items[i].rel): unreadable AAE (\(why))"))
+                    orphans.append(Orphan(path: items[i].rel, kind: "aae", reason: "unreadable AAE (\(why)); not attached to \(assets[a].asset.id)"))
                     continue
                 }
+                assets[a].asset.resources.append(
+                    AssetResource(type: .adjustmentData, path: items[i].rel, originalFilename: n.file, uniformTypeIdentifier: Assembler.stillUTI["aae"], fileSize: items[i].c.fileSize))
                 let fmt = "\(adj.formatIdentifier) \(adj.formatVersion ?? "")"
                 if origStem == nil {
                     assets[a].asset.hasAdjustments = true

@@ -70,9 +70,10 @@ import TestSupport
         let a = try t.assemble()
         let asset = try #require(a.assets.first)
         #expect(a.assets.count == 1)
-        #expect(asset.asset.resources.contains { $0.type == .adjustmentData && $0.path == "IMG_0005.AAE" })
+        #expect(!asset.asset.resources.contains { $0.type == .adjustmentData })
         #expect(!asset.asset.hasAdjustments)
-        #expect(a.notes.contains { $0.contains("IMG_0005.AAE") && $0.contains("could not be read") })
+        let o = try #require(a.orphans.first { $0.path == "IMG_0005.AAE" })
+        #expect(o.kind == "aae" && o.reason.contains("unreadable AAE") && o.reason.contains("IMG_0005.JPG"))
     }
 
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
