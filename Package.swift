@@ -71,7 +71,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PhotoModel"], path: "Tests/TestSupport"),
         .testTarget(
             name: "MediaProbeTests",
             dependencies: ["MediaProbe", "TestSupport"]),

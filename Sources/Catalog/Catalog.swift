@@ -177,24 +177,30 @@ public final class Catalog: Sendable {
             var byPath: [String: Row] = [:]
             for r in existing { byPath[r["primary_path"]] = r }
             var matched = Set<Int64>()
-            for input in incoming {
-                var old = byPath[input.asset.id]
-                if old == nil, let h = input.primaryHash {
-                    // A moved or renamed file: an asset whose files vanished (this run or earlier) with the same
-                    // primary content keeps its identity.
-                    old = try Row.fetchOne(
-                        db,
-                        sql: """
-                            SELECT a.* FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
-                            WHERE r.content_hash = ? AND (a.pending_vanish = 1 OR a.trashed_at IS NOT NULL OR a.dir = ?)
-                                AND a.id NOT IN (SELECT asset_id FROM file WHERE asset_id IS NOT NULL AND dir != ?)
-                            ORDER BY a.pending_vanish DESC, a.id LIMIT 1
-                            """, arguments: [h, c.dir, c.dir])
-                    if let o = old, matched.contains(o["id"]) { old = nil }
+            // First by primary path, then (for what is left) by content: a file that kept its path keeps its
+            // asset even when an identical copy appears beside it.
+            var olds: [Row?] = incoming.map { byPath[$0.asset.id] }
+            for o in olds { if let o { matched.insert(o["id"]) } }
+            for (k, input) in incoming.enumerated() where olds[k] == nil {
+                guard let h = input.primaryHash else { continue }
+                // A moved or renamed file: an asset whose files vanished (this run or earlier) with the same
+                // primary content keeps its identity.
+                let candidates = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT a.* FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
+                        WHERE r.content_hash = ? AND (a.pending_vanish = 1 OR a.trashed_at IS NOT NULL OR a.dir = ?)
+                            AND a.id NOT IN (SELECT asset_id FROM file WHERE asset_id IS NOT NULL AND dir != ?)
+                        ORDER BY a.pending_vanish DESC, a.id
+                        """, arguments: [h, c.dir, c.dir])
+                if let o = candidates.first(where: { !matched.contains($0["id"]) }) {
+                    olds[k] = o
+                    matched.insert(o["id"])
                 }
-                if let old {
+            }
+            for (k, input) in incoming.enumerated() {
+                if let old = olds[k] {
                     let id: Int64 = old["id"]
-                    matched.insert(id)
                     let changed = try Self.update(db, id: id, old: old, input)
                     if !changed.isEmpty {
                         records.append(try Self.record(db, c.runID, "asset", old["local_identifier"], "updated", changed))

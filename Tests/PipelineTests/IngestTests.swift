@@ -1,0 +1,139 @@
+import Catalog
+import Foundation
+import MediaProbe
+import PhotoModel
+import Testing
+import TestSupport
+
+@testable import Pipeline
+
+/// Ingest into a real catalog: the corpus read back equals the ground truth; re-ingests are incremental
+/// and the change history says exactly what changed; sources are never written.
+@Suite(.serialized) struct IngestTests {
+    final class Scratch {
+        let url: URL
+        init() throws {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-ingest-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        }
+        deinit { try? FileManager.default.removeItem(at: url) }
+        var catalogPath: String { url.appendingPathComponent("catalog.sqlite").path }
+    }
+
+    /// Content hashes of every file under `root` (sources must be byte-identical after every ingest).
+    static func snapshot(_ root: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        Crawler(includeHidden: true).walk([root]) { e in
+            out[e.path] = (try? ContentHasher.hash(path: e.path)) ?? "unreadable"
+        }
+        return out
+    }
+
+    static func ingest(_ roots: [String], _ catalog: Catalog, retention: Int? = 30) async throws -> IngestSummary {
+        var o = IngestOptions(roots: roots, concurrency: 2)
+        o.historyRetentionDays = retention
+        return try await Ingestor(options: o, catalog: catalog).run()
+    }
+
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func corpusReadBackFromTheCatalogMatchesGroundTruth() async throws {
+        let root = try #require(Corpus.root).path
+        let before = try Self.snapshot(root)
+        let s = try Scratch()
+        let catalog = try Catalog(path: s.catalogPath)
+        let summary = try await Self.ingest([root], catalog)
+        #expect(summary.filesSeen >= 106)
+        let stored = try catalog.allAssets()
+        let truth = try GroundTruth.load()
+        let report = GroundTruth.compare(Dictionary(uniqueKeysWithValues: stored.map { ($0.asset.id, $0.asset) }), with: truth.assets)
+        #expect(report.missing.isEmpty, "missing: \(report.missing)")
+        #expect(report.extra.isEmpty, "extra: \(report.extra)")
+        for f in report.failures { Issue.record(Comment(rawValue: f)) }
+        print("catalog vs assets.json:\n\(report.summary)")
+        // Identifiers: PhotoKit-shaped local ids, content-derived cloud ids.
+        #expect(stored.allSatisfy { $0.localIdentifier.hasSuffix("/L0/001") && $0.localIdentifier.count == 43 })
+        #expect(Set(stored.map(\.cloudIdentifier)).count == stored.count)
+        #expect(try catalog.integrityCheck() == "ok")
+        #expect(try Self.snapshot(root) == before, "sources changed during ingest")
+
+        // A second catalog of the same files on "another machine" gets the same cloud identifiers.
+        let s2 = try Scratch()
+        let other = try Catalog(path: s2.catalogPath)
+        _ = try await Self.ingest([root], other)
+        #expect(Set(try other.allAssets().map(\.cloudIdentifier)) == Set(stored.map(\.cloudIdentifier)))
+    }
+
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func reingestReportsExactlyWhatChanged() async throws {
+        let corpus = try #require(Corpus.root)
+        let s = try Scratch()
+        let tree = s.url.appendingPathComponent("photos")
+        try FileManager.default.copyItem(at: corpus.appendingPathComponent("lychee"), to: tree)
+        let catalog = try Catalog(path: s.catalogPath)
+        let first = try await Self.ingest([tree.path], catalog)
+        #expect(first.inserted == 8)  // 9 files: train.jpg + train.mov are one Live Photo
+
+        // An ingest with no change probes nothing and adds no history.
+        let t0 = try catalog.currentToken()
+        let again = try await Self.ingest([tree.path], catalog)
+        #expect(again.filesProbed == 0)
+        #expect(try catalog.changes(since: t0).isEmpty)
+
+        let before = Dictionary(uniqueKeysWithValues: try catalog.allAssets().map { ($0.asset.id, $0.localIdentifier) })
+        let fm = FileManager.default
+        // Modify one, rename one, delete one, add one.
+        let h = try FileHandle(forWritingTo: tree.appendingPathComponent("mongolia.jpeg"))
+        h.seekToEndOfFile()
+        h.write(Data([0, 0, 0, 0]))
+        try h.close()
+        try fm.moveItem(at: tree.appendingPathComponent("aarhus.jpg"), to: tree.appendingPathComponent("aarhus-renamed.jpg"))
+        try fm.removeItem(at: tree.appendingPathComponent("gif.gif"))
+        try fm.copyItem(at: corpus.appendingPathComponent("exiftool-t-images/GPS.jpg"), to: tree.appendingPathComponent("gps.jpg"))
+
+        let t1 = try catalog.currentToken()
+        let third = try await Self.ingest([tree.path], catalog)
+        #expect(third.filesProbed == 3, "only the modified, renamed and added files are probed")
+        let records = try catalog.changes(since: t1)
+        let summary = records.map { "\($0.changeType) \($0.localIdentifier)" }.sorted()
+        let after = try catalog.allAssets(includeTrashed: true)
+        func lid(_ id: String) -> String? { after.first { $0.asset.id == id }?.localIdentifier }
+        #expect(lid("aarhus-renamed.jpg") == before["aarhus.jpg"], "a renamed file keeps its asset")
+        #expect(lid("mongolia.jpeg") == before["mongolia.jpeg"])
+        let expected = [
+            "deleted \(before["gif.gif"] ?? "?")", "inserted \(lid("gps.jpg") ?? "?")",
+            "updated \(before["aarhus.jpg"] ?? "?")", "updated \(before["mongolia.jpeg"] ?? "?")",
+        ].sorted()
+        #expect(summary == expected, "records: \(records)")
+        #expect(records.first { $0.localIdentifier == before["gif.gif"] }?.properties == ["trashed"])
+        #expect(after.first { $0.asset.id == "gif.gif" }?.isTrashed == true, "a vanished file's asset goes to Recently Deleted")
+        #expect(try catalog.allAssets().count == 8)
+    }
+
+    @Test func tokensExpireAndMalformedTokensAreUnavailable() async throws {
+        let s = try Scratch()
+        let tree = s.url.appendingPathComponent("t")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: tree.appendingPathComponent("a.jpg"))
+        let catalog = try Catalog(path: s.catalogPath)
+        let t0 = try catalog.currentToken()
+        _ = try await Self.ingest([tree.path], catalog)
+        try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: tree.appendingPathComponent("b.jpg"))
+        try await Task.sleep(nanoseconds: 1_100_000_000)
+        _ = try await Self.ingest([tree.path], catalog, retention: 0)  // compacts everything older than now
+        #expect(throws: CatalogError.self) { try catalog.changes(since: t0) }
+        do {
+            _ = try catalog.changes(since: t0)
+        } catch {
+            #expect(error.code == .tokenExpired)
+            #expect(error.message.contains("refetch"))
+        }
+        for bad in ["", "garbage", "sbx1.deadbeef.3", "sbx1.x.-1"] {
+            do {
+                _ = try catalog.changes(since: bad)
+                Issue.record("token '\(bad)' was accepted")
+            } catch {
+                #expect(error.code == .tokenUnavailable, "token '\(bad)'")
+            }
+        }
+    }
+}
