@@ -22,10 +22,15 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# Builds, generates the bundled sample if needed, and probes it.
+# Builds, then runs the main job on the bundled sample: assemble it, ingest it into a catalog, show
+# what the catalog holds. (The sample contains deliberately broken files: exit status 1 is expected.)
+DEMO_CATALOG ?= .build/demo.sqlite
 demo: build
 	@test -d Fixtures/generated || python3 Fixtures/generate.py
-	$(SWIFT) run shoebox probe --format table Fixtures/generated || test $$? -eq 1
+	$(SWIFT) run shoebox inspect --format table Fixtures/generated/library || test $$? -eq 1
+	rm -f $(DEMO_CATALOG) $(DEMO_CATALOG)-wal $(DEMO_CATALOG)-shm
+	$(SWIFT) run shoebox ingest --catalog $(DEMO_CATALOG) --progress none Fixtures/generated/library || test $$? -eq 1
+	$(SWIFT) run shoebox errors --catalog $(DEMO_CATALOG)
 
 test: deps
 	$(SWIFT) test
