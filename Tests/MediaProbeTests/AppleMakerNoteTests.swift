@@ -237,18 +237,18 @@ import TestSupport
 
     @Test func binaryPlistCyclesAndGarbage() throws {
         let cyclic = Self.runTimePlist(value: 1, timescale: 1, selfReference: true)
-        #expect(throws: ProbeError.self) { try BinaryPlist.parse(cyclic) }
-        let ok = try BinaryPlist.parse(Self.runTimePlist(value: -5, timescale: 600))
-        #expect(ok["value"] == .int(-5))
+        #expect(throws: ProbeError.self) { try SidecarPlist.parse(cyclic) }
+        let ok = try SidecarPlist.parse(Self.runTimePlist(value: -5, timescale: 600))
+        #expect(ok["value"] == .integer(-5))
         #expect(ok["timescale"]?.intValue == 600)
         var bad = Self.runTimePlist(value: 1, timescale: 1)
         bad[bad.count - 9] = 0xFF  // table offset outside
-        #expect(throws: ProbeError.self) { try BinaryPlist.parse(bad) }
+        #expect(throws: ProbeError.self) { try SidecarPlist.parse(bad) }
         let plist = Self.runTimePlist(value: 7, timescale: 9)
         for i in 8..<plist.count {
             var p = plist
             p[i] ^= 0xFF
-            _ = try? BinaryPlist.parse(p)
+            _ = try? SidecarPlist.parse(p)
         }
     }
 

@@ -115,7 +115,7 @@ public enum AppleMakerNoteReader {
 
     /// Decodes the RunTime CMTime dictionary (`flags`, `value`, `timescale`, `epoch`) from a binary plist.
     static func runTime(_ data: [UInt8]) -> AppleMakerNote.RunTime? {
-        guard let plist = try? BinaryPlist.parse(data), let value = plist["value"]?.intValue,
+        guard let plist = try? SidecarPlist.parse(data, what: "RunTime binary plist"), let value = plist["value"]?.intValue,
             let timescale = plist["timescale"]?.intValue
         else { return nil }
         return AppleMakerNote.RunTime(value: value, timescale: timescale, flags: plist["flags"]?.intValue ?? 0,
