@@ -294,6 +294,17 @@ private func failure(_ yaml: String, file: String = "p.yml", sourceLocation: Sou
         #expect(def.stages.commit)
     }
 
+    @Test func deepNestingIsAnErrorNotACrash() throws {
+        // libyaml stops at 1,000 levels; below that Yams and the reader recurse, which must stay safe.
+        let deep = "roots: [.]\nx: " + String(repeating: "[", count: 990) + String(repeating: "]", count: 990) + "\n"
+        let e = try #require(failure(deep))
+        #expect((e.kind, e.line, e.column) == (.unknownKey, 2, 1))
+        let tooDeep = "roots: " + String(repeating: "[", count: 200_000) + "\n"
+        let t = try #require(failure(tooDeep))
+        #expect(t.kind == .syntax)
+        #expect(t.line == 1)
+    }
+
     @Test func documentsOverOneMebibyteAreRefused() throws {
         let text = "roots: [.]\n#" + String(repeating: "x", count: PipelineDefinition.maximumDocumentBytes) + "\n"
         let e = try #require(failure(text))
