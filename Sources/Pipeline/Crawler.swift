@@ -21,10 +21,25 @@ public struct CrawlEntry: Sendable, Equatable {
 /// Directories are identified by (device, inode): a directory reached twice (a symlink cycle, a bind
 /// mount) is entered once. Entries are sorted per directory so runs are reproducible. Nothing is opened
 /// for writing.
+///
+/// Filtering, in this order, for every name below a root (a root itself is always walked/visited):
+/// 1. names starting with `.` are skipped unless `includeHidden`;
+/// 2. names in `junkDirectories` are skipped;
+/// 3. with `followSymlinks == false`, symbolic links are skipped (neither visited nor entered);
+/// 4. a path matching any `exclude` pattern is skipped — a directory is then not entered at all;
+/// 5. a *file* is visited only if `include` is empty or it matches some `include` pattern (directories
+///    are always entered, so `include: ["*.jpg"]` finds JPEGs at any depth).
+/// Patterns are matched against the path relative to its root (see `GlobPattern`).
 public struct Crawler: Sendable {
     public var includeHidden = false
     /// Directory names skipped by default (NAS thumbnails and the like).
     public var junkDirectories: Set<String> = ["@eaDir", ".thumbnails", "#recycle", ".Trash", ".Trashes", "$RECYCLE.BIN"]
+    /// When non-empty, only files matching one of these are visited.
+    public var include: [GlobPattern] = []
+    /// Files and directories matching one of these are skipped; wins over `include`.
+    public var exclude: [GlobPattern] = []
+    /// When false, symbolic links below a root are skipped instead of followed (a root is always followed).
+    public var followSymlinks = true
 
     public init(includeHidden: Bool = false) { self.includeHidden = includeHidden }
 
@@ -32,7 +47,7 @@ public struct Crawler: Sendable {
     public func walk(_ roots: [String], visit: (CrawlEntry) throws -> Void) rethrows {
         var seen = Set<DirID>()
         for root in roots {
-            try walk(path: root, isRoot: true, seen: &seen, depth: 0, visit: visit)
+            try walk(path: root, relative: "", seen: &seen, depth: 0, visit: visit)
         }
     }
 
@@ -44,15 +59,34 @@ public struct Crawler: Sendable {
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
-    private func walk(path: String, isRoot: Bool, seen: inout Set<DirID>, depth: Int, visit: (CrawlEntry) throws -> Void) rethrows {
+    /// Whether `relativePath` (a file or directory below a root) passes `exclude` (and, for files, `include`).
+    public func accepts(_ relativePath: String, isDirectory: Bool) -> Bool {
+        if exclude.contains(where: { $0.matches(relativePath, isDirectory: isDirectory) }) { return false }
+        if isDirectory || include.isEmpty { return true }
+        return include.contains(where: { $0.matches(relativePath, isDirectory: false) })
+    }
+
+    private func walk(path: String, relative: String, seen: inout Set<DirID>, depth: Int, visit: (CrawlEntry) throws -> Void) rethrows {
+        let isRoot = relative.isEmpty
         var st = stat()
+        if !isRoot && !followSymlinks {
+            guard lstat(path, &st) == 0 else {
+                try visit(CrawlEntry(path: path, error: "cannot stat: \(String(cString: strerror(errno)))"))
+                return
+            }
+            if (st.st_mode & S_IFMT) == S_IFLNK { return }
+        }
         guard stat(path, &st) == 0 else {
             let e = errno
+            // An excluded path that cannot be read (a dangling link in @eaDir…) is not worth a report.
+            if !isRoot && exclude.contains(where: { $0.matches(relative, isDirectory: false) }) { return }
             let why = e == ELOOP ? "symbolic link loop" : String(cString: strerror(e))
             try visit(CrawlEntry(path: path, error: "cannot stat: \(why)"))
             return
         }
-        guard (st.st_mode & S_IFMT) == S_IFDIR else {
+        let isDirectory = (st.st_mode & S_IFMT) == S_IFDIR
+        if !isRoot && !accepts(relative, isDirectory: isDirectory) { return }
+        guard isDirectory else {
             try visit(CrawlEntry(path: path))
             return
         }
@@ -81,7 +115,8 @@ public struct Crawler: Sendable {
         names.sort()
         let base = path.hasSuffix("/") ? path : path + "/"
         for name in names {
-            try walk(path: base + name, isRoot: false, seen: &seen, depth: depth + 1, visit: visit)
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            try walk(path: base + name, relative: rel, seen: &seen, depth: depth + 1, visit: visit)
         }
     }
 }
