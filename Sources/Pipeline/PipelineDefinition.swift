@@ -183,8 +183,7 @@ public struct PipelineDefinition: Sendable, Equatable {
         } catch {
             throw doc.error(.syntax, Pos(line: 1, column: 1) as Pos?, "cannot read YAML: \(error)")
         }
-        var budget = maximumNodes
-        try doc.countNodes(root, budget: &budget)
+        try doc.countNodes(root)
         return try doc.definition(from: root, baseDirectory: baseDirectory)
     }
 
@@ -463,21 +462,37 @@ private struct Document {
     }
 
     /// Counts nodes as the reader will see them, aliases expanded; stops as soon as the budget is spent.
-    func countNodes(_ node: Node, budget: inout Int) throws(PipelineDefinitionError) {
+    /// The error points at the top-level key whose value crossed the budget (an expanded alias has no
+    /// position of its own: Yams hands back the anchored node).
+    func countNodes(_ root: Node) throws(PipelineDefinitionError) {
+        var budget = PipelineDefinition.maximumNodes
+        if case .mapping(let map) = root {
+            budget -= 1
+            for (key, value) in map {
+                try countNodes(key, budget: &budget, blame: key)
+                try countNodes(value, budget: &budget, blame: key)
+            }
+        } else {
+            try countNodes(root, budget: &budget, blame: root)
+        }
+    }
+
+    private func countNodes(_ node: Node, budget: inout Int, blame: Node) throws(PipelineDefinitionError) {
         budget -= 1
         if budget < 0 {
+            let at = blame.string.map { "the value of '\($0)'" } ?? "the document"
             throw error(
-                .nodeLimit, node,
-                "the document expands to more than \(PipelineDefinition.maximumNodes) YAML nodes (through anchors and aliases?); refusing it ('billion laughs')")
+                .nodeLimit, blame,
+                "\(at) takes the document past \(PipelineDefinition.maximumNodes) YAML nodes (aliases expanded); refusing it ('billion laughs')")
         }
         switch node {
         case .scalar, .alias: return
         case .sequence(let seq):
-            for child in seq { try countNodes(child, budget: &budget) }
+            for child in seq { try countNodes(child, budget: &budget, blame: blame) }
         case .mapping(let map):
             for (key, value) in map {
-                try countNodes(key, budget: &budget)
-                try countNodes(value, budget: &budget)
+                try countNodes(key, budget: &budget, blame: blame)
+                try countNodes(value, budget: &budget, blame: blame)
             }
         }
     }
