@@ -23,7 +23,8 @@ public struct FolderBatch: Sendable {
 /// NAS junk unless asked, applies the crawler's include/exclude rules, and never opens a file.
 public struct FolderWalker {
     let crawler: Crawler
-    var stack: [String]
+    /// Folders still to visit, with their path relative to the root they belong to.
+    var stack: [(path: String, relative: String)]
     var seen = Set<Crawler.DirID>()
     /// Roots that are files, reported once as a batch of their own.
     var loose: [String] = []
@@ -34,7 +35,7 @@ public struct FolderWalker {
         for r in roots {
             if Crawler.isDirectory(r) { dirs.append(Self.trim(r)) } else { loose.append(r) }
         }
-        stack = dirs.reversed()
+        stack = dirs.reversed().map { ($0, "") }
     }
 
     static func trim(_ p: String) -> String { p.count > 1 && p.hasSuffix("/") ? String(p.dropLast()) : p }
@@ -47,7 +48,7 @@ public struct FolderWalker {
             loose = []
             return FolderBatch(dir: dir, files: files)
         }
-        while let dir = stack.popLast() {
+        while let (dir, relDir) = stack.popLast() {
             var st = stat()
             guard stat(dir, &st) == 0 else {
                 return FolderBatch(dir: dir, files: [FolderBatch.File(path: dir, fingerprint: nil, error: "cannot stat folder: \(String(cString: strerror(errno)))")])
@@ -71,16 +72,22 @@ public struct FolderWalker {
             closedir(d)
             names.sort()
             var files: [FolderBatch.File] = []
-            var subdirs: [String] = []
+            var subdirs: [(String, String)] = []
             for name in names {
                 let path = dir == "/" ? "/" + name : dir + "/" + name
+                let rel = relDir.isEmpty ? name : relDir + "/" + name
                 var s = stat()
+                if !crawler.followSymlinks {
+                    var l = stat()
+                    if lstat(path, &l) == 0, (l.st_mode & S_IFMT) == S_IFLNK { continue }
+                }
                 if stat(path, &s) != 0 {
+                    guard crawler.accepts(rel, isDirectory: false) else { continue }
                     let e = errno
                     files.append(FolderBatch.File(path: path, fingerprint: nil, error: e == ELOOP ? "symbolic link loop" : "cannot stat: \(String(cString: strerror(e)))"))
                 } else if (s.st_mode & S_IFMT) == S_IFDIR {
-                    subdirs.append(path)
-                } else {
+                    if crawler.accepts(rel, isDirectory: true) { subdirs.append((path, rel)) }
+                } else if crawler.accepts(rel, isDirectory: false) {
                     files.append(Self.file(path, s))
                 }
             }

@@ -43,6 +43,15 @@ struct IngestCommand: AsyncParsableCommand {
 
     @OptionGroup var catalogOption: CatalogOption
 
+    @Option(help: "A pipeline definition (YAML: roots, include/exclude, concurrency, stages); see Pipelines/README.md.")
+    var pipeline: String?
+
+    @Option(help: "Only files matching this glob (repeatable; e.g. '*.heic', 'DCIM/**').")
+    var include: [String] = []
+
+    @Option(help: "Skip files and folders matching this glob (repeatable; e.g. '**/Trash/**').")
+    var exclude: [String] = []
+
     @Option(help: "Files probed at once (default: the number of cores).")
     var jobs: Int?
 
@@ -59,7 +68,7 @@ struct IngestCommand: AsyncParsableCommand {
     var progress: ProgressMode = .auto
 
     func validate() throws {
-        if roots.isEmpty { throw ValidationError("Give at least one folder to ingest.") }
+        if roots.isEmpty && pipeline == nil { throw ValidationError("Give at least one folder to ingest, or --pipeline FILE.") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
         if historyRetention < 0 { throw ValidationError("--history-retention must be 0 or more days.") }
         for r in roots where !FileManager.default.fileExists(atPath: r) {
@@ -68,16 +77,36 @@ struct IngestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let catalog = try catalogOption.open(mustExist: false)
-        var options = IngestOptions(roots: roots, concurrency: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-        options.crawler = Crawler(includeHidden: hidden)
-        options.prune = prune
-        options.historyRetentionDays = historyRetention
+        var def: PipelineDefinition?
+        if let pipeline {
+            do {
+                def = try PipelineDefinition.load(path: pipeline)
+            } catch {
+                FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
+        var catalogPath = catalogOption.catalog
+        if let c = def?.catalog, catalogOption.catalog == CatalogOption().catalog { catalogPath = c }
+        let catalog = try Catalog(path: catalogPath)
+        var options = IngestOptions(
+            roots: roots + (def?.roots ?? []), concurrency: jobs ?? def?.concurrency ?? ProcessInfo.processInfo.activeProcessorCount)
+        var crawler = (try? def?.makeCrawler()) ?? Crawler()
+        crawler.includeHidden = hidden || (def?.includeHidden ?? false)
+        do {
+            crawler.include += try include.map { try GlobPattern($0) }
+            crawler.exclude += try exclude.map { try GlobPattern($0) }
+        } catch {
+            throw ValidationError("Bad glob: \(error)")
+        }
+        options.crawler = crawler
+        options.prune = prune || (def?.prune ?? false)
+        options.historyRetentionDays = def?.historyRetentionDays ?? historyRetention
         let reporter = ProgressReporter(mode: progress)
         options.countFirst = reporter.wantsTotal
         let summary = try await Ingestor(options: options, catalog: catalog).run { reporter.update($0) }
         reporter.finish()
-        print(SummaryText.render(summary, catalog: catalogOption.catalog))
+        print(SummaryText.render(summary, catalog: catalogPath))
         if summary.errors > 0 { throw ExitCode(1) }
     }
 }

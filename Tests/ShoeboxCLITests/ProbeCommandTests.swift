@@ -119,3 +119,45 @@ import TestSupport
         #expect(r.stdout.contains("orphan IMG_0001.AAE"))
     }
 }
+
+/// `shoebox ingest`, `changes`, `errors`, `id` end to end, with their exit statuses.
+@Suite struct IngestCommandTests {
+    @Test func ingestChangesErrorsAndIdentifiers() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-cli-ingest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let catalog = dir.appendingPathComponent("c.sqlite").path
+        let library = Corpus.fixtures.appendingPathComponent("generated/library/iphone").path
+
+        let first = try ProbeCommandTests.shoebox(["ingest", "--catalog", catalog, "--progress", "json", library])
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        #expect(first.stdout.contains("assets inserted 8"))
+        #expect(first.stderr.contains("\"event\":\"finished\""))
+        let token = try ProbeCommandTests.shoebox(["changes", "--catalog", catalog, "--current-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.hasPrefix("sbx1."))
+
+        let again = try ProbeCommandTests.shoebox(["ingest", "--catalog", catalog, "--progress", "none", library])
+        #expect(again.stdout.contains("probed 0"))
+        let none = try ProbeCommandTests.shoebox(["changes", "--catalog", catalog, "--since", token, "--format", "ndjson"])
+        #expect(none.status == 0 && none.stdout.isEmpty)
+
+        let from0 = try ProbeCommandTests.shoebox(["changes", "--catalog", catalog, "--since", token.split(separator: ".").dropLast().joined(separator: ".") + ".0", "--format", "ndjson"])
+        let records = from0.stdout.split(separator: "\n")
+        #expect(records.count == 8)
+        let lid = try #require((try JSONSerialization.jsonObject(with: Data(records[0].utf8)) as? [String: Any])?["localIdentifier"] as? String)
+        let id = try ProbeCommandTests.shoebox(["id", "--catalog", catalog, lid])
+        #expect(id.status == 0 && id.stdout.hasPrefix(lid + "\t"))
+
+        #expect(try ProbeCommandTests.shoebox(["changes", "--catalog", catalog, "--since", "nonsense"]).status == 4)
+        #expect(try ProbeCommandTests.shoebox(["changes", "--catalog", catalog]).status == 2)
+        #expect(try ProbeCommandTests.shoebox(["errors", "--catalog", dir.appendingPathComponent("missing.sqlite").path]).status == 2)
+        let errors = try ProbeCommandTests.shoebox(["errors", "--catalog", catalog, "--format", "json"])
+        #expect(errors.status == 0)
+
+        let yml = dir.appendingPathComponent("bad.yml")
+        try Data("roots: [\(library)]\nconcurrency: many\n".utf8).write(to: yml)
+        let bad = try ProbeCommandTests.shoebox(["ingest", "--catalog", catalog, "--pipeline", yml.path])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("bad.yml:2:14"))
+    }
+}
