@@ -113,7 +113,9 @@ public final class Ingestor: Sendable {
                     visited.insert(batch.dir)
                     let i = next
                     next += 1
-                    group.addTask { [self] in (i, try await self.prepare(batch, root: rootDir, runID: runID)) }
+                    // A root that is a file covers only itself: the rest of its folder is neither re-read nor vanished.
+                    let partial = !Crawler.isDirectory(root)
+                    group.addTask { [self] in (i, try await self.prepare(batch, root: rootDir, runID: runID, partial: partial)) }
                 }
                 for _ in 0..<width { try submit() }
                 while let (i, prepared) = try await group.next() {
@@ -164,7 +166,7 @@ public final class Ingestor: Sendable {
     }
 
     /// Probes what changed in one folder and assembles it; nil commit when nothing changed.
-    func prepare(_ batch: FolderBatch, root: String, runID: Int64) async throws -> Prepared {
+    func prepare(_ batch: FolderBatch, root: String, runID: Int64, partial: Bool = false) async throws -> Prepared {
         let rows = try catalog.files(inDirectory: batch.dir)
         var byPath: [String: FileRow] = [:]
         for r in rows { byPath[r.path] = r }
@@ -178,7 +180,11 @@ public final class Ingestor: Sendable {
             }
         }
         let present = Set(batch.files.map(\.path))
-        let vanished = rows.filter { !present.contains($0.path) }.map(\.path)
+        var vanished = rows.filter { !present.contains($0.path) }.map(\.path)
+        if partial {
+            unchanged += rows.filter { !present.contains($0.path) && $0.classification != nil && $0.root == root }
+            vanished = []
+        }
         var prepared = Prepared(commit: nil, seen: batch.files.count, probed: 0, unchanged: unchanged.count, errors: [], orphans: 0, dir: batch.dir)
         if toProbe.isEmpty && vanished.isEmpty { return prepared }
 

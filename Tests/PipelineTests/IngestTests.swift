@@ -137,3 +137,22 @@ import TestSupport
         }
     }
 }
+
+extension IngestTests {
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func aFileRootCoversOnlyItself() async throws {
+        let corpus = try #require(Corpus.root)
+        let s = try Scratch()
+        let tree = s.url.appendingPathComponent("photos")
+        try FileManager.default.copyItem(at: corpus.appendingPathComponent("lychee"), to: tree)
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest([tree.path], catalog)
+        let t = try catalog.currentToken()
+        try FileManager.default.copyItem(at: corpus.appendingPathComponent("exiftool-t-images/GPS.jpg"), to: tree.appendingPathComponent("new.jpg"))
+        let one = try await Self.ingest([tree.appendingPathComponent("new.jpg").path], catalog)
+        #expect(one.filesProbed == 1)
+        let records = try catalog.changes(since: t)
+        #expect(records.map(\.changeType) == ["inserted"], "only the new file; nothing else in the folder vanished: \(records)")
+        #expect(try catalog.allAssets().count == 9)
+    }
+}
