@@ -17,7 +17,8 @@
 # file into rep-0001/, further replicas are `cp -al` of it, the last one partial. Each replica keeps the
 # corpus layout, so Live Photo halves, edits and sidecars stay together. Sources are only read.
 # Peak memory is /usr/bin/time -v's "Maximum resident set size"; without /usr/bin/time (Debian package
-# `time`) it is VmHWM from /proc/<pid>/status, polled every 50 ms (a lower bound). Nothing is installed.
+# `time`), or with INGEST_BENCH_POLL_RSS=1, it is VmHWM from /proc/<pid>/status, polled every 50 ms (a lower
+# bound). Nothing is installed.
 # Needs bash, GNU coreutils/findutils, awk, exiftool (Debian: libimage-exiftool-perl) and a Swift toolchain
 # unless --no-build.
 set -euo pipefail
@@ -122,7 +123,7 @@ make_tree() {
 
 # --- measurement ------------------------------------------------------------------------------------
 have_time=0
-[ -x /usr/bin/time ] && /usr/bin/time -v true >/dev/null 2>&1 && have_time=1
+[ -z "${INGEST_BENCH_POLL_RSS:-}" ] && [ -x /usr/bin/time ] && /usr/bin/time -v true >/dev/null 2>&1 && have_time=1
 rows=()
 last_out=""
 # measure LABEL FILES COMMAND...: wall time, peak RSS, exit status; stdout kept in $work/LABEL.out.

@@ -196,6 +196,10 @@ import TestSupport
         var trashed: Int
         var errors: Set<String>  // path|stage|reason
         var integrity: String
+        /// The whole change history, as counts of "objectType changeType properties".
+        var history: [String: Int]
+        var insertedAssets: Set<String>  // local identifiers with an "inserted" record
+        var localIdentifiers: Set<String>
     }
 
     static func snapshot(_ path: String) throws -> Snapshot {
@@ -204,7 +208,13 @@ import TestSupport
         var assets: [String: String] = [:]
         for s in all { assets[s.root + "/" + s.asset.id] = comparable(s) }
         let errors = Set(try catalog.errors().map { "\($0.path)|\($0.stage)|\($0.reason)" })
-        return Snapshot(assets: assets, trashed: all.filter(\.isTrashed).count, errors: errors, integrity: try catalog.integrityCheck())
+        let records = try catalog.changes(since: "sbx1.\(try catalog.catalogID().prefix(8)).0")
+        var history: [String: Int] = [:]
+        for r in records { history["\(r.objectType) \(r.changeType) \(r.properties.joined(separator: ","))", default: 0] += 1 }
+        return Snapshot(
+            assets: assets, trashed: all.filter(\.isTrashed).count, errors: errors, integrity: try catalog.integrityCheck(), history: history,
+            insertedAssets: Set(records.filter { $0.changeType == "inserted" }.map(\.localIdentifier)),
+            localIdentifiers: Set(all.map(\.localIdentifier)))
     }
 
     static func integrity(_ path: String) throws -> (String, Int) {
@@ -294,6 +304,11 @@ import TestSupport
         #expect(a.errors == b.errors, "error rows: only in A \(a.errors.subtracting(b.errors).sorted().prefix(5)), only in B \(b.errors.subtracting(a.errors).sorted().prefix(5))")
         #expect(a.trashed == 0, "reference has \(a.trashed) assets in Recently Deleted")
         #expect(b.trashed == 0, "interrupted catalog has \(b.trashed) assets in Recently Deleted")
+        // History: one "inserted" per asset and nothing else, interrupted or not (a resumed run re-commits no folder).
+        #expect(a.history == ["asset inserted ": a.assets.count], "reference history: \(a.history)")
+        #expect(b.history == a.history, "interrupted history: \(b.history), reference \(a.history)")
+        #expect(b.insertedAssets == b.localIdentifiers, "inserted records do not match the assets")
+        print("CrashSafetyTests: \(a.assets.count) assets, \(a.errors.count) distinct error rows in both catalogs")
 
         // Sources were never written.
         let after = try Self.time("hash sources again") { try Self.fingerprint(sources) }
