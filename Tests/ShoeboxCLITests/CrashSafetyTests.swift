@@ -134,7 +134,8 @@ import TestSupport
 
     /// `copies` replicas of the corpus under `dir/copy-NN/…`, hard-linked (copied when linking fails).
     /// Each corpus folder stays together, so Live Photo pairs, edits and sidecars keep their partners.
-    static func makeTree(at dir: URL, copies: Int) throws -> [String] {
+    /// `withErrors` adds `copy-NN/zz-errors/` with an empty, a garbage and a truncated file.
+    static func makeTree(at dir: URL, copies: Int, withErrors: Bool = false) throws -> [String] {
         let fm = FileManager.default
         let corpus = try #require(Corpus.root)
         var out: [String] = []
@@ -146,6 +147,23 @@ import TestSupport
                 let src = corpus.appendingPathComponent(rel).path
                 if link(src, dst.path) != 0 { try fm.copyItem(atPath: src, toPath: dst.path) }
                 out.append(dst.path)
+            }
+            if withErrors {
+                // Files that fail to probe, so error rows are compared too (written by the test, not sources).
+                let errs = copyDir.appendingPathComponent("zz-errors")
+                try fm.createDirectory(at: errs, withIntermediateDirectories: true)
+                var rng = UInt64(0x9E37_79B9_7F4A_7C15)
+                var garbage = [UInt8]()
+                for _ in 0..<4096 {
+                    rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    garbage.append(UInt8(truncatingIfNeeded: rng >> 33))
+                }
+                let heic = try Data(contentsOf: corpus.appendingPathComponent(try #require(corpusMedia().first { $0.hasSuffix(".heic") })))
+                for (name, data) in [("empty.jpg", Data()), ("garbage.mov", Data(garbage)), ("truncated.heic", heic.prefix(3000))] {
+                    let dst = errs.appendingPathComponent(name)
+                    try data.write(to: dst)
+                    out.append(dst.path)
+                }
             }
         }
         return out
@@ -245,7 +263,7 @@ import TestSupport
         let work = try Self.tempDir("crash")
         defer { try? FileManager.default.removeItem(at: work) }
         let tree = work.appendingPathComponent("tree")
-        let sources = try Self.time("build tree") { try Self.makeTree(at: tree, copies: Self.copies) }
+        let sources = try Self.time("build tree") { try Self.makeTree(at: tree, copies: Self.copies, withErrors: true) }
         print("CrashSafetyTests: \(sources.count) files in \(Self.copies) copies")
         #expect(sources.count >= 1000)
         let before = try Self.time("hash sources") { try Self.fingerprint(sources) }
@@ -262,6 +280,7 @@ import TestSupport
         var kills: [Kill] = []
         let plan: [(String, () throws -> Kill)] = [
             ("0.05 s", { try Self.killAfter(0.05, args: args + ["--progress", "none"]) }),
+            ("0.1 s", { try Self.killAfter(0.1, args: args + ["--progress", "none"]) }),
             ("0.2 s", { try Self.killAfter(0.2, args: args + ["--progress", "none"]) }),
             ("half", { try Self.killAtProgress(0.5, args: args) }),
             ("0.5 s", { try Self.killAfter(0.5, args: args + ["--progress", "none"]) }),
@@ -281,7 +300,7 @@ import TestSupport
             }
         }
         #expect(kills.filter(\.landed).count >= 3, "too few kills interrupted a run: \(kills.map { "\($0.label): \($0.landed)" })")
-        #expect(kills[2].landed, "the progress-driven kill must interrupt a run")
+        #expect(kills[3].landed, "the progress-driven kill must interrupt a run")
 
         // Resume to completion.
         let fin = try Self.time("resume ingest") { try Self.shoebox(args + ["--progress", "none"]) }
@@ -301,6 +320,7 @@ import TestSupport
         #expect(
             differing.isEmpty,
             "\(differing.count) assets differ, e.g. \(differing.prefix(3).map { "\($0)\n  A: \(a.assets[$0]!)\n  B: \(b.assets[$0]!)" })")
+        #expect(a.errors.count >= 2 * Self.copies, "expected error rows from zz-errors/, got \(a.errors.count)")
         #expect(a.errors == b.errors, "error rows: only in A \(a.errors.subtracting(b.errors).sorted().prefix(5)), only in B \(b.errors.subtracting(a.errors).sorted().prefix(5))")
         #expect(a.trashed == 0, "reference has \(a.trashed) assets in Recently Deleted")
         #expect(b.trashed == 0, "interrupted catalog has \(b.trashed) assets in Recently Deleted")
@@ -348,5 +368,35 @@ import TestSupport
 
         let after = try Self.fingerprint(sources)
         #expect(before == after, "sources changed")
+    }
+    /// Two byte-identical files in one folder (`IMG_1.jpg` and `IMG_1 (1).jpg`, a common Takeout shape) are two
+    /// assets, and re-ingesting the folder after an unrelated change records no updates for them.
+    /// Known bug: `Catalog.commitFolder`'s moved-file lookup (same primary hash, `a.dir = ?`) matches the asset
+    /// just inserted for the first file, because inserted ids are not added to `matched`, so the second file
+    /// overwrites it (one asset, an "updated" record); later commits of the folder flip it back and forth.
+    @Test(.enabled(if: Corpus.isAvailable, "needs ../shared/corpus, which is absent"))
+    func identicalFilesInOneFolderAreTwoAssets() throws {
+        let work = try Self.tempDir("dup")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let corpus = try #require(Corpus.root)
+        let jpg = try #require(Self.corpusMedia().first { $0.hasSuffix("mongolia.jpeg") } ?? Self.corpusMedia().first { $0.hasSuffix(".jpg") })
+        let other = try #require(Self.corpusMedia().first { $0.hasSuffix(".jpg") && !$0.hasSuffix(jpg) })
+        let tree = work.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        for name in ["a.jpg", "b.jpg"] {
+            try FileManager.default.copyItem(at: corpus.appendingPathComponent(jpg), to: tree.appendingPathComponent(name))
+        }
+        let catalog = work.appendingPathComponent("c.sqlite").path
+        _ = try Self.shoebox(["ingest", tree.path, "--catalog", catalog, "--progress", "none"])
+        // An unrelated new file makes the folder commit again.
+        try FileManager.default.copyItem(at: corpus.appendingPathComponent(other), to: tree.appendingPathComponent("c.jpg"))
+        _ = try Self.shoebox(["ingest", tree.path, "--catalog", catalog, "--progress", "none"])
+        let c = try Catalog(path: catalog)
+        let paths = try c.allAssets(includeTrashed: true).map(\.asset.id).sorted()
+        let updates = try c.changes(since: "sbx1.\(try c.catalogID().prefix(8)).0").filter { $0.changeType != "inserted" }
+        withKnownIssue("identical files in one folder collapse into one asset (Catalog.commitFolder moved-file lookup)") {
+            #expect(paths == ["a.jpg", "b.jpg", "c.jpg"])
+            #expect(updates.isEmpty, "spurious history: \(updates.map { "\($0.changeType) \($0.properties)" })")
+        }
     }
 }
