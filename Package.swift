@@ -83,7 +83,7 @@ let package = Package(
             dependencies: ["Pipeline", "Catalog", "TestSupport"]),
         .testTarget(
             name: "ShoeboxCLITests",
-            dependencies: ["shoebox", "TestSupport"]),
+            dependencies: ["shoebox", "Catalog", "MediaProbe", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

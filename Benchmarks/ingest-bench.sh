@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Ingest throughput, incremental re-ingest cost and peak memory of `shoebox ingest`.
+#
+#   Benchmarks/ingest-bench.sh [-n FILES] [-N BIG] [-c CORPUS] [-j JOBS] [--no-big] [--no-build] [--keep]
+#
+#   -n FILES   files in the small tree (default 3000): shoebox ingest (fresh catalog) vs exiftool -json -r,
+#              then an unchanged re-ingest.
+#   -N BIG     files in the big tree (default 100000, or $N): a first ingest and an unchanged re-ingest.
+#   -c CORPUS  corpus root (default: $SHOEBOX_CORPUS, else <repo>/../shared/corpus). facts/, *.md and
+#              assets.json are skipped; everything else (Takeout JSON, AAE, XMP) is kept.
+#   -j JOBS    passed as --jobs (default: shoebox's default, the number of cores).
+#   --no-big   skip the big tree.
+#   --no-build use the existing binary ($SHOEBOX or <repo>/.build/release/shoebox) without building.
+#   --keep     keep the temporary directory afterwards.
+#
+# Trees are made of hard links (copies when linking fails): one replica of the corpus is linked file by
+# file into rep-0001/, further replicas are `cp -al` of it, the last one partial. Each replica keeps the
+# corpus layout, so Live Photo halves, edits and sidecars stay together. Sources are only read.
+# Peak memory is /usr/bin/time -v's "Maximum resident set size"; without /usr/bin/time (Debian package
+# `time`), or with INGEST_BENCH_POLL_RSS=1, it is VmHWM from /proc/<pid>/status, polled every 50 ms (a lower
+# bound). Nothing is installed.
+# Needs bash, GNU coreutils/findutils, awk, exiftool (Debian: libimage-exiftool-perl) and a Swift toolchain
+# unless --no-build.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+
+small=3000
+big="${N:-100000}"
+corpus="${SHOEBOX_CORPUS:-$repo/../shared/corpus}"
+jobs=""
+do_big=1
+do_build=1
+keep=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -n) small="$2"; shift 2 ;;
+        -N) big="$2"; shift 2 ;;
+        -c) corpus="$2"; shift 2 ;;
+        -j) jobs="$2"; shift 2 ;;
+        --no-big) do_big=0; shift ;;
+        --no-build) do_build=0; shift ;;
+        --keep) keep=1; shift ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        *) echo "ingest-bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+die() { echo "ingest-bench.sh: $*" >&2; exit 1; }
+isnum() { case "$1" in ''|*[!0-9]*) return 1 ;; *) [ "$1" -gt 0 ] ;; esac; }
+isnum "$small" || die "-n needs a positive number"
+isnum "$big" || die "-N needs a positive number"
+[ -z "$jobs" ] || isnum "$jobs" || die "-j needs a positive number"
+[ -d "$corpus" ] || die "no corpus at '$corpus' (set SHOEBOX_CORPUS or use -c)"
+command -v exiftool >/dev/null || die "exiftool not found (apt-get install libimage-exiftool-perl)"
+corpus="$(cd "$corpus" && pwd)"
+
+# --- (a) release build ------------------------------------------------------------------------------
+shoebox="${SHOEBOX:-$repo/.build/release/shoebox}"
+if [ "$do_build" -eq 1 ] && [ -z "${SHOEBOX:-}" ]; then
+    command -v swift >/dev/null || die "no swift toolchain (use --no-build with \$SHOEBOX)"
+    echo "building shoebox (swift build -c release) ..." >&2
+    t0="$(date +%s.%N)"
+    (cd "$repo" && swift build -c release --product shoebox >&2)
+    echo "build: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s" >&2
+fi
+[ -x "$shoebox" ] || die "$shoebox is not executable"
+jobarg=()
+[ -z "$jobs" ] || jobarg=(--jobs "$jobs")
+
+# --- temp dir and cleanup ---------------------------------------------------------------------------
+work="$(mktemp -d "${TMPDIR:-/tmp}/shoebox-ingest-bench.XXXXXX")"
+poll_pid=""
+cleanup() {
+    if [ -n "$poll_pid" ]; then kill "$poll_pid" 2>/dev/null || true; fi
+    if [ "$keep" -eq 0 ]; then rm -rf "$work"; else echo "kept $work" >&2; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mapfile -d '' media < <(cd "$corpus" && find . -path ./facts -prune -o -type f \
+    ! -name '*.md' ! -name 'assets.json' ! -name '.*' -print0 | LC_ALL=C sort -z)
+[ "${#media[@]}" -gt 0 ] || die "no media files under $corpus"
+per="${#media[@]}"
+
+link_mode=link
+# make_tree DIR FILES: replicas of the corpus, hard-linked.
+make_tree() {
+    local dir="$1" files="$2" first="$1/rep-0001" n rep rel
+    mkdir -p "$dir"
+    n=0
+    for rel in "${media[@]}"; do
+        [ "$n" -lt "$files" ] || break
+        rel="${rel#./}"
+        mkdir -p "$first/$(dirname "$rel")"
+        if [ "$link_mode" = link ] && ! ln "$corpus/$rel" "$first/$rel" 2>/dev/null; then
+            link_mode=copy   # other file system, or protected_hardlinks for a file we do not own
+        fi
+        [ "$link_mode" = link ] || cp -p "$corpus/$rel" "$first/$rel"
+        n=$((n + 1))
+    done
+    rep=1
+    while [ $((n + per)) -le "$files" ]; do   # whole replicas: links to rep-0001 (same file system)
+        rep=$((rep + 1))
+        cp -al "$first" "$dir/$(printf 'rep-%04d' "$rep")"
+        n=$((n + per))
+    done
+    if [ "$n" -lt "$files" ]; then           # a partial last replica
+        rep=$((rep + 1))
+        local dst
+        dst="$dir/$(printf 'rep-%04d' "$rep")"
+        for rel in "${media[@]}"; do
+            [ "$n" -lt "$files" ] || break
+            rel="${rel#./}"
+            mkdir -p "$dst/$(dirname "$rel")"
+            ln "$first/$rel" "$dst/$rel"
+            n=$((n + 1))
+        done
+    fi
+    echo "$n"
+}
+
+# --- measurement ------------------------------------------------------------------------------------
+have_time=0
+[ -z "${INGEST_BENCH_POLL_RSS:-}" ] && [ -x /usr/bin/time ] && /usr/bin/time -v true >/dev/null 2>&1 && have_time=1
+rows=()
+last_out=""
+# measure LABEL FILES COMMAND...: wall time, peak RSS, exit status; stdout kept in $work/LABEL.out.
+measure() {
+    local label="$1" files="$2"; shift 2
+    local slug out t0 t1 status=0 rss=0
+    slug="$(echo "$label" | tr -c 'A-Za-z0-9' '_')"
+    out="$work/$slug.out"
+    t0="$(date +%s.%N)"
+    if [ "$have_time" -eq 1 ]; then
+        /usr/bin/time -v -o "$work/$slug.time" "$@" >"$out" 2>"$work/$slug.err" || status=$?
+        t1="$(date +%s.%N)"
+        rss="$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/$slug.time")"
+    else
+        "$@" >"$out" 2>"$work/$slug.err" &
+        local pid=$! hwm
+        while kill -0 "$pid" 2>/dev/null; do
+            hwm="$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)"
+            if [ -n "$hwm" ] && [ "$hwm" -gt "$rss" ]; then rss="$hwm"; fi
+            sleep 0.05
+        done
+        wait "$pid" || status=$?
+        t1="$(date +%s.%N)"
+    fi
+    local secs
+    secs="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
+    if [ "$status" -gt 1 ] || { [ "$status" -eq 1 ] && [[ "$label" != shoebox* ]]; }; then
+        echo "note: '$label' exited with status $status; last stderr lines:" >&2
+        tail -n 3 "$work/$slug.err" >&2 || true
+    fi
+    rows+=("$label|$files|$secs|${rss:-0}|$status")
+    last_out="$out"
+    echo "  $label: $secs s, peak RSS $((${rss:-0} / 1024)) MiB, exit $status" >&2
+}
+summary_of() { sed -n '1,3p' "$1" | sed 's/^/    /' >&2; }
+
+# --- (b) small tree: shoebox ingest vs exiftool -------------------------------------------------------
+small_tree="$work/small"
+echo "making the small tree ($small files) ..." >&2
+small_n="$(make_tree "$small_tree" "$small")"
+bytes="$(du -sbL "$small_tree" | awk '{print $1}')"
+echo "small tree: $small_n files, $((bytes / 1048576)) MiB, $link_mode" >&2
+find "$small_tree" -type f -exec cat {} + >/dev/null   # warm the page cache for both tools
+
+echo "timing ..." >&2
+measure "shoebox ingest (fresh)" "$small_n" "$shoebox" ingest "$small_tree" --catalog "$work/small.sqlite" --progress none "${jobarg[@]}"
+summary_of "$last_out"
+measure "exiftool -json -r" "$small_n" exiftool -json -r -q "$small_tree"
+# --- (c) unchanged re-ingest -------------------------------------------------------------------------
+measure "shoebox re-ingest (unchanged)" "$small_n" "$shoebox" ingest "$small_tree" --catalog "$work/small.sqlite" --progress none "${jobarg[@]}"
+summary_of "$last_out"
+
+# --- (d) big tree ----------------------------------------------------------------------------------
+if [ "$do_big" -eq 1 ]; then
+    big_tree="$work/big"
+    echo "making the big tree ($big files) ..." >&2
+    t0="$(date +%s.%N)"
+    big_n="$(make_tree "$big_tree" "$big")"
+    echo "big tree: $big_n files in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s" >&2
+    measure "shoebox ingest big (fresh)" "$big_n" "$shoebox" ingest "$big_tree" --catalog "$work/big.sqlite" --progress none "${jobarg[@]}"
+    summary_of "$last_out"
+    measure "shoebox re-ingest big (unchanged)" "$big_n" "$shoebox" ingest "$big_tree" --catalog "$work/big.sqlite" --progress none "${jobarg[@]}"
+    summary_of "$last_out"
+    catalog_bytes="$(du -cb "$work/big.sqlite"* | awk 'END { print $1 }')"
+    echo "big catalog: $((catalog_bytes / 1048576)) MiB (with WAL)" >&2
+fi
+
+# --- (f) report -------------------------------------------------------------------------------------
+echo
+echo "shoebox: $shoebox   cores: $(nproc)   jobs: ${jobs:-default}   peak RSS: $([ "$have_time" -eq 1 ] && echo '/usr/bin/time -v' || echo 'VmHWM polling')"
+printf '%-36s %8s %10s %10s %12s %5s\n' run files seconds 'files/s' 'peak RSS MiB' exit
+for r in "${rows[@]}"; do
+    IFS='|' read -r label files secs rss status <<<"$r"
+    awk -v l="$label" -v n="$files" -v s="$secs" -v m="$rss" -v st="$status" \
+        'BEGIN { printf "%-36s %8d %10.3f %10.1f %12.1f %5s\n", l, n, s, (s > 0 ? n / s : 0), m / 1024, st }'
+done
+IFS='|' read -r _ _ sb_secs _ sb_status <<<"${rows[0]}"
+IFS='|' read -r _ _ ex_secs _ _ <<<"${rows[1]}"
+awk -v a="$sb_secs" -v b="$ex_secs" \
+    'BEGIN { if (a > 0) printf "speed ratio shoebox ingest / exiftool -json -r: %.2fx (files/s; > 1 means shoebox is faster)\n", b / a }'
+if [ "$sb_status" -gt 1 ]; then
+    echo "warning: shoebox ingest failed (exit $sb_status), its time is not meaningful" >&2
+    exit 1
+fi
