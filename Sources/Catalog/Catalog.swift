@@ -124,6 +124,32 @@ public final class Catalog: Sendable {
         try read { db in try Row.fetchAll(db, sql: "SELECT * FROM file WHERE dir = ?", arguments: [dir]).map(Self.fileRow) }
     }
 
+    /// The file rows of one folder without their stored classifications (the cheap check of a re-ingest).
+    public func fingerprints(inDirectory dir: String) throws(CatalogError) -> [FileRow] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, NULL AS classification, classification IS NOT NULL AS has_classification FROM file WHERE dir = ?",
+                arguments: [dir]
+            ).map { r in
+                var f = Self.fileRow(r)
+                if (r["has_classification"] as Bool?) == true { f.classification = [] }  // present, not loaded
+                return f
+            }
+        }
+    }
+
+    /// Stored classifications by path for one folder.
+    public func classifications(inDirectory dir: String) throws(CatalogError) -> [String: [UInt8]] {
+        try read { db in
+            var out: [String: [UInt8]] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT path, classification FROM file WHERE dir = ? AND classification IS NOT NULL", arguments: [dir]) {
+                let d: Data = r["classification"]
+                out[r["path"]] = [UInt8](d)
+            }
+            return out
+        }
+    }
+
     /// Folders under `root` that hold file rows (to find folders that vanished whole).
     public func directories(underRoot root: String) throws(CatalogError) -> [String] {
         try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT dir FROM file WHERE root = ? ORDER BY dir", arguments: [root]) }
@@ -190,8 +216,8 @@ public final class Catalog: Sendable {
                     sql: """
                         SELECT a.* FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
                         WHERE r.content_hash = ? AND (a.pending_vanish = 1 OR a.trashed_at IS NOT NULL OR a.dir = ?)
-                            AND a.id NOT IN (SELECT asset_id FROM file WHERE asset_id IS NOT NULL AND dir != ?)
-                        ORDER BY a.pending_vanish DESC, a.id
+                            AND NOT EXISTS (SELECT 1 FROM file f WHERE f.asset_id = a.id AND f.dir != ?)
+                        ORDER BY a.pending_vanish DESC, a.id LIMIT 64
                         """, arguments: [h, c.dir, c.dir])
                 if let o = candidates.first(where: { !matched.contains($0["id"]) }) {
                     olds[k] = o

@@ -186,6 +186,9 @@ enum Schema {
                     SELECT e.run_id, e.path, e.stage, e.reason, e.at FROM error e ORDER BY e.id;
                     """)
         }
+        m.registerMigration("v2: file.asset_id index") { db in
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS file_asset ON file(asset_id)")
+        }
         return m
     }
 }

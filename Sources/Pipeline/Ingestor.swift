@@ -167,7 +167,8 @@ public final class Ingestor: Sendable {
 
     /// Probes what changed in one folder and assembles it; nil commit when nothing changed.
     func prepare(_ batch: FolderBatch, root: String, runID: Int64, partial: Bool = false) async throws -> Prepared {
-        let rows = try catalog.files(inDirectory: batch.dir)
+        // The cheap check first: fingerprints only; stored classifications are loaded when the folder changed.
+        let rows = try catalog.fingerprints(inDirectory: batch.dir)
         var byPath: [String: FileRow] = [:]
         for r in rows { byPath[r.path] = r }
         var unchanged: [FileRow] = []
@@ -232,9 +233,10 @@ public final class Ingestor: Sendable {
                     lastError: errs.first.map { "\($0.stage.rawValue): \($0.reason)" }, classification: blob))
         }
         let dec = JSONDecoder()
+        let stored = unchanged.isEmpty ? [:] : try catalog.classifications(inDirectory: batch.dir)
         for row in unchanged {
             if let h = row.contentHash { hashes[row.path] = h }
-            if let blob = row.classification, let c = try? dec.decode(FileClassification.self, from: Data(blob)) {
+            if let blob = stored[row.path], let c = try? dec.decode(FileClassification.self, from: Data(blob)) {
                 classifications.append(c)
             }
         }
