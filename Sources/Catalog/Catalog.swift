@@ -138,6 +138,25 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// `fingerprints(inDirectory:)` for several folders in one query (a re-ingest reads folders in batches).
+    public func fingerprints(inDirectories dirs: [String]) throws(CatalogError) -> [String: [FileRow]] {
+        guard !dirs.isEmpty else { return [:] }
+        return try read { db in
+            var out: [String: [FileRow]] = [:]
+            let marks = Array(repeating: "?", count: dirs.count).joined(separator: ",")
+            for r in try Row.fetchAll(
+                db,
+                sql: "SELECT path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, NULL AS classification, classification IS NOT NULL AS has_classification FROM file WHERE dir IN (\(marks))",
+                arguments: StatementArguments(dirs))
+            {
+                var f = Self.fileRow(r)
+                if (r["has_classification"] as Bool?) == true { f.classification = [] }
+                out[f.dir, default: []].append(f)
+            }
+            return out
+        }
+    }
+
     /// Stored classifications by path for one folder.
     public func classifications(inDirectory dir: String) throws(CatalogError) -> [String: [UInt8]] {
         try read { db in

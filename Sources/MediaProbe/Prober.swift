@@ -6,12 +6,20 @@ public struct ProbeOptions: Sendable, Equatable {
     public var useLibavformat = true
     /// Confirm HEIFs open with libheif.
     public var useLibheif = true
+    /// Also open QuickTime/MP4 movies with libavformat to cross-check our box reading (formats without a
+    /// box reader — AVI, Matroska, MPEG-TS — always use it).
+    public var crossCheckMovies = true
 
-    public init(verifyHEIFDecode: Bool = false, useLibavformat: Bool = true, useLibheif: Bool = true) {
+    public init(verifyHEIFDecode: Bool = false, useLibavformat: Bool = true, useLibheif: Bool = true, crossCheckMovies: Bool = true) {
         self.verifyHEIFDecode = verifyHEIFDecode
         self.useLibavformat = useLibavformat
         self.useLibheif = useLibheif
+        self.crossCheckMovies = crossCheckMovies
     }
+
+    /// The metadata-only ingest profile: our own readers only, no libheif open and no libavformat
+    /// cross-check of movies our box reader understood (their facts are the same; see `docs/architecture.md`).
+    public static let metadataOnly = ProbeOptions(useLibheif: false, crossCheckMovies: false)
 }
 
 /// `path → ProbeReport`: facts only, every fact tagged with where it came from.
@@ -313,7 +321,7 @@ struct ProbeContext {
                     report.warn(.libheif, "libheif 1.15 cannot read this file (\(error.description)); metadata comes from our own reader")
                 }
             }
-        } else if report.kind.isVideo {
+        } else if report.kind.isVideo, options.crossCheckMovies || report.quickTime?.videoTrack == nil {
             readWithLibavformat(analyze: false)
         }
     }

@@ -40,6 +40,9 @@ public struct FolderWalker {
 
     static func trim(_ p: String) -> String { p.count > 1 && p.hasSuffix("/") ? String(p.dropLast()) : p }
 
+    /// Whether every folder has been returned.
+    public var isDone: Bool { loose.isEmpty && stack.isEmpty }
+
     /// The next folder, or nil when the walk is done.
     public mutating func next() -> FolderBatch? {
         if !loose.isEmpty {

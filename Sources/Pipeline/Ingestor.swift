@@ -100,22 +100,48 @@ public final class Ingestor: Sendable {
                 var next = 0
                 var ready: [Int: Prepared] = [:]
                 var emit = 0
-                func submit() throws {
-                    var batch = walker.next()
-                    if batch == nil && !vanishedDone {
-                        vanishedDone = true
-                        if Crawler.isDirectory(root) {
-                            pendingDirs = try catalog.directories(underRoot: rootDir).filter { !visited.contains($0) }.reversed()
+                // A window of folders is looked ahead: their fingerprints come in one query, and a folder in
+                // which nothing changed is counted right here, without a task or another query.
+                let partial = !Crawler.isDirectory(root)  // a file root covers only itself
+                var lookahead: [(FolderBatch, [FileRow])] = []
+                func nextBatch() throws -> (FolderBatch, [FileRow])? {
+                    if lookahead.isEmpty {
+                        var batches: [FolderBatch] = []
+                        while batches.count < 64, let b = walker.next() {
+                            visited.insert(b.dir)
+                            batches.append(b)
                         }
+                        if batches.isEmpty && !vanishedDone {
+                            vanishedDone = true
+                            if !partial {
+                                pendingDirs = try catalog.directories(underRoot: rootDir).filter { !visited.contains($0) }.reversed()
+                            }
+                        }
+                        while batches.isEmpty || (batches.count < 64 && !pendingDirs.isEmpty && walker.isDone) {
+                            guard let d = pendingDirs.popLast() else { break }
+                            batches.append(FolderBatch(dir: d, files: []))
+                        }
+                        if batches.isEmpty { return nil }
+                        let rows = try catalog.fingerprints(inDirectories: batches.map(\.dir))
+                        lookahead = batches.map { ($0, rows[$0.dir] ?? []) }.reversed()
                     }
-                    if batch == nil, let d = pendingDirs.popLast() { batch = FolderBatch(dir: d, files: []) }
-                    guard let batch else { return }
-                    visited.insert(batch.dir)
-                    let i = next
-                    next += 1
-                    // A root that is a file covers only itself: the rest of its folder is neither re-read nor vanished.
-                    let partial = !Crawler.isDirectory(root)
-                    group.addTask { [self] in (i, try await self.prepare(batch, root: rootDir, runID: runID, partial: partial)) }
+                    return lookahead.popLast()
+                }
+                func submit() throws {
+                    while let (batch, rows) = try nextBatch() {
+                        if !partial, Self.isUnchanged(batch, rows, root: rootDir) {
+                            summary.filesSeen += batch.files.count
+                            summary.filesUnchanged += batch.files.count
+                            p.filesDone += batch.files.count
+                            p.elapsed = Date().timeIntervalSince(start)
+                            progress?(p)
+                            continue
+                        }
+                        let i = next
+                        next += 1
+                        group.addTask { [self] in (i, try await self.prepare(batch, rows: rows, root: rootDir, runID: runID, partial: partial)) }
+                        return
+                    }
                 }
                 for _ in 0..<width { try submit() }
                 while let (i, prepared) = try await group.next() {
@@ -166,9 +192,20 @@ public final class Ingestor: Sendable {
     }
 
     /// Probes what changed in one folder and assembles it; nil commit when nothing changed.
-    func prepare(_ batch: FolderBatch, root: String, runID: Int64, partial: Bool = false) async throws -> Prepared {
-        // The cheap check first: fingerprints only; stored classifications are loaded when the folder changed.
-        let rows = try catalog.fingerprints(inDirectory: batch.dir)
+    /// Whether nothing in the folder is new, changed or gone.
+    static func isUnchanged(_ batch: FolderBatch, _ rows: [FileRow], root: String) -> Bool {
+        guard rows.count == batch.files.count else { return false }
+        var byPath: [String: FileRow] = [:]
+        for r in rows { byPath[r.path] = r }
+        for f in batch.files {
+            guard let fp = f.fingerprint, let row = byPath[f.path], row.fingerprint == fp, row.classification != nil, row.root == root
+            else { return false }
+        }
+        return true
+    }
+
+    /// Probes what changed in one folder (`rows`: its stored fingerprints) and assembles it.
+    func prepare(_ batch: FolderBatch, rows: [FileRow], root: String, runID: Int64, partial: Bool = false) async throws -> Prepared {
         var byPath: [String: FileRow] = [:]
         for r in rows { byPath[r.path] = r }
         var unchanged: [FileRow] = []

@@ -61,6 +61,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Flag(help: "Delete assets whose files vanished instead of moving them to Recently Deleted.")
     var prune = false
 
+    @Flag(help: "Also open each HEIF with libheif and each movie with libavformat to cross-check (slower; 'shoebox probe' always does).")
+    var crossCheck = false
+
     @Option(help: "Days of change history to keep (older history is compacted).")
     var historyRetention: Int = 30
 
@@ -100,6 +103,7 @@ struct IngestCommand: AsyncParsableCommand {
             throw ValidationError("Bad glob: \(error)")
         }
         options.crawler = crawler
+        options.probeOptions = crossCheck ? ProbeOptions() : .metadataOnly
         options.prune = prune || (def?.prune ?? false)
         options.historyRetentionDays = def?.historyRetentionDays ?? historyRetention
         let reporter = ProgressReporter(mode: progress)
