@@ -42,6 +42,15 @@ public struct AssembledAsset: Sendable, Equatable {
     public var pairingConfidence: String?
     public var pairedVideoDuration: Double?
     public var embeddedVideo: ResourceRange?
+
+    public init(asset: Asset, metadataSources: [MetadataSource] = [], pairingConfidence: String? = nil,
+                pairedVideoDuration: Double? = nil, embeddedVideo: ResourceRange? = nil) {
+        self.asset = asset
+        self.metadataSources = metadataSources
+        self.pairingConfidence = pairingConfidence
+        self.pairedVideoDuration = pairedVideoDuration
+        self.embeddedVideo = embeddedVideo
+    }
 }
 
 /// Files → assets and resources. Pure: works on classifications (which carry sidecar contents).

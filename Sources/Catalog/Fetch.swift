@@ -1,0 +1,249 @@
+import GRDB
+import PhotoModel
+
+/// `NSSortDescriptor` over an asset key path.
+public struct SortDescriptor: Sendable, Equatable {
+    public var key: String
+    public var ascending: Bool
+
+    public init(key: String, ascending: Bool = true) {
+        self.key = key
+        self.ascending = ascending
+    }
+
+    /// `creationDate` or `-creationDate` (descending).
+    public init(parsing text: String) {
+        if text.hasPrefix("-") {
+            self.init(key: String(text.dropFirst()), ascending: false)
+        } else {
+            self.init(key: text.hasPrefix("+") ? String(text.dropFirst()) : text, ascending: true)
+        }
+    }
+
+    /// Sortable key paths and their columns.
+    public static let columns: [String: String] = [
+        "creationDate": "a.creation_date", "modificationDate": "a.modification_date", "addedDate": "a.added_date",
+        "filename": "a.filename", "pixelWidth": "a.pixel_width", "pixelHeight": "a.pixel_height", "duration": "a.duration",
+        "mediaType": "a.media_type", "mediaSubtypes": "a.media_subtypes", "isFavorite": "a.is_favorite", "isHidden": "a.is_hidden",
+        "make": "a.make", "model": "a.model", "lensModel": "a.lens_model", "localIdentifier": "a.local_identifier",
+        "burstIdentifier": "a.burst_identifier", "latitude": "a.latitude", "longitude": "a.longitude", "path": "a.primary_path",
+    ]
+}
+
+/// `PHFetchOptions`: a predicate (already compiled to parameterised SQL), sort descriptors, a limit, and
+/// PhotoKit's inclusion switches.
+public struct FetchOptions: Sendable {
+    /// A boolean SQL expression over `asset a`, with its arguments (values never spliced into SQL text).
+    public var predicateSQL: String?
+    public var predicateArguments: [PredicateArgument] = []
+    public var sortDescriptors: [SortDescriptor] = []
+    public var fetchLimit: Int?
+    public var includeHiddenAssets = false
+    /// PhotoKit shows only a burst's representative unless asked for all.
+    public var includeAllBurstAssets = false
+    public var includeTrashed = false
+
+    public init() {}
+}
+
+/// One SQL argument of a compiled predicate.
+public enum PredicateArgument: Sendable, Equatable {
+    case null
+    case int(Int64)
+    case double(Double)
+    case text(String)
+
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: return .null
+        case .int(let v): return v.databaseValue
+        case .double(let v): return v.databaseValue
+        case .text(let v): return v.databaseValue
+        }
+    }
+}
+
+/// `PHFetchResult<PHAsset>`: the identifiers of the matching assets in order, with objects loaded lazily
+/// in batches. `count`, `index(of:)` and `contains` are answered from identifiers without loading rows;
+/// memory is 8 bytes per result plus one batch of objects.
+public final class FetchResult: @unchecked Sendable {
+    let catalog: Catalog
+    /// Row ids in result order.
+    public let rowIDs: [Int64]
+    public let batchSize: Int
+    private var cache: (start: Int, assets: [StoredAsset])?
+
+    init(catalog: Catalog, rowIDs: [Int64], batchSize: Int) {
+        self.catalog = catalog
+        self.rowIDs = rowIDs
+        self.batchSize = max(1, batchSize)
+    }
+
+    public var count: Int { rowIDs.count }
+
+    /// The asset at `index`, loading the batch around it.
+    public func object(at index: Int) throws(CatalogError) -> StoredAsset {
+        guard index >= 0 && index < rowIDs.count else { throw CatalogError(.notFound, "index \(index) is outside 0..<\(rowIDs.count)") }
+        if let c = cache, index >= c.start, index < c.start + c.assets.count { return c.assets[index - c.start] }
+        let start = (index / batchSize) * batchSize
+        let batch = try catalog.assets(rowIDs: Array(rowIDs[start..<min(rowIDs.count, start + batchSize)]))
+        cache = (start, batch)
+        return batch[index - start]
+    }
+
+    public var firstObject: StoredAsset? { count > 0 ? try? object(at: 0) : nil }
+    public var lastObject: StoredAsset? { count > 0 ? try? object(at: count - 1) : nil }
+
+    /// The position of an asset, by local identifier, without loading objects (NSNotFound → nil).
+    public func index(of localIdentifier: String) throws(CatalogError) -> Int? {
+        guard let id = try catalog.rowID(localIdentifier: localIdentifier) else { return nil }
+        return rowIDs.firstIndex(of: id)
+    }
+
+    public func contains(_ localIdentifier: String) throws(CatalogError) -> Bool { try index(of: localIdentifier) != nil }
+
+    /// Enumerates in batches; memory holds one batch.
+    public func enumerate(_ body: (Int, StoredAsset) throws -> Void) throws {
+        var start = 0
+        while start < rowIDs.count {
+            let batch = try catalog.assets(rowIDs: Array(rowIDs[start..<min(rowIDs.count, start + batchSize)]))
+            for (k, a) in batch.enumerated() { try body(start + k, a) }
+            start += batchSize
+        }
+    }
+}
+
+extension Catalog {
+    /// `PHAsset.fetchAssets(with:)`: every asset matching the options.
+    public func fetchAssets(_ options: FetchOptions = FetchOptions(), batchSize: Int = 200) throws(CatalogError) -> FetchResult {
+        var clauses: [String] = []
+        var args: [DatabaseValue] = []
+        if !options.includeTrashed { clauses.append("a.trashed_at IS NULL") }
+        if !options.includeHiddenAssets { clauses.append("a.is_hidden = 0") }
+        if !options.includeAllBurstAssets {
+            clauses.append("(a.burst_identifier IS NULL OR a.represents_burst = 1 OR NOT EXISTS (SELECT 1 FROM asset b WHERE b.burst_identifier = a.burst_identifier AND b.represents_burst = 1))")
+        }
+        if let p = options.predicateSQL {
+            clauses.append("(\(p))")
+            args += options.predicateArguments.map(\.databaseValue)
+        }
+        var order: [String] = []
+        for s in options.sortDescriptors {
+            guard let col = SortDescriptor.columns[s.key] else { throw CatalogError(.notFound, "cannot sort by '\(s.key)': not a sortable key path") }
+            order.append("\(col) \(s.ascending ? "ASC" : "DESC")")
+        }
+        order.append("a.id ASC")
+        var sql = "SELECT a.id FROM asset a"
+        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+        sql += " ORDER BY " + order.joined(separator: ", ")
+        if let limit = options.fetchLimit, limit >= 0 { sql += " LIMIT \(limit)" }
+        let finalSQL = sql
+        let ids = try read { db in try Int64.fetchAll(db, sql: finalSQL, arguments: StatementArguments(args)) }
+        return FetchResult(catalog: self, rowIDs: ids, batchSize: batchSize)
+    }
+
+    /// `fetchAssets(with: mediaType, options:)`.
+    public func fetchAssets(mediaType: MediaType, _ options: FetchOptions = FetchOptions()) throws(CatalogError) -> FetchResult {
+        var o = options
+        let clause = "a.media_type = \(mediaType.rawValue)"
+        o.predicateSQL = o.predicateSQL.map { "(\($0)) AND \(clause)" } ?? clause
+        return try fetchAssets(o)
+    }
+
+    /// `fetchAssets(withLocalIdentifiers:options:)`, in the order given.
+    public func fetchAssets(localIdentifiers: [String]) throws(CatalogError) -> FetchResult {
+        var ids: [Int64] = []
+        for l in localIdentifiers { if let id = try rowID(localIdentifier: l) { ids.append(id) } }
+        return FetchResult(catalog: self, rowIDs: ids, batchSize: 200)
+    }
+
+    /// `fetchAssets(withBurstIdentifier:options:)`: every frame of a burst, in capture order.
+    public func fetchAssets(burstIdentifier: String) throws(CatalogError) -> FetchResult {
+        var o = FetchOptions()
+        o.includeAllBurstAssets = true
+        o.predicateSQL = "a.burst_identifier = ?"
+        o.predicateArguments = [.text(burstIdentifier)]
+        o.sortDescriptors = [SortDescriptor(key: "creationDate")]
+        return try fetchAssets(o)
+    }
+
+    /// `fetchAssets(in: collection, options:)` for a stored collection (by local identifier), in its order.
+    public func fetchAssets(inCollection localIdentifier: String, _ options: FetchOptions = FetchOptions()) throws(CatalogError) -> FetchResult {
+        var o = options
+        let clause = "a.id IN (SELECT m.asset_id FROM collection_membership m JOIN collection c ON c.id = m.collection_id WHERE c.local_identifier = ?)"
+        o.predicateSQL = o.predicateSQL.map { "(\($0)) AND \(clause)" } ?? clause
+        o.predicateArguments = options.predicateArguments + [.text(localIdentifier)]
+        return try fetchAssets(o)
+    }
+
+    func rowID(localIdentifier: String) throws(CatalogError) -> Int64? {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE local_identifier = ?", arguments: [localIdentifier]) }
+    }
+
+    /// Assets by row id, in the order given.
+    func assets(rowIDs: [Int64]) throws(CatalogError) -> [StoredAsset] {
+        guard !rowIDs.isEmpty else { return [] }
+        return try read { db in
+            let marks = Array(repeating: "?", count: rowIDs.count).joined(separator: ",")
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM asset WHERE id IN (\(marks))", arguments: StatementArguments(rowIDs))
+            var byID: [Int64: StoredAsset] = [:]
+            for r in rows { byID[r["id"]] = try Self.storedAsset(db, r) }
+            return rowIDs.compactMap { byID[$0] }
+        }
+    }
+
+    /// Library statistics: counts by media type, subtype, trait, year and camera.
+    public func statistics() throws(CatalogError) -> [(section: String, rows: [(String, Int)])] {
+        try read { db in
+            func grouped(_ expr: String) throws -> [(String, Int)] {
+                try Row.fetchAll(db, sql: "SELECT \(expr) AS k, COUNT(*) AS n FROM asset a WHERE a.trashed_at IS NULL GROUP BY k ORDER BY n DESC, k")
+                    .map { (($0["k"] as String?) ?? "(none)", $0["n"]) }
+            }
+            var out: [(String, [(String, Int)])] = []
+            out.append(("media type", try grouped("CASE a.media_type WHEN 1 THEN 'image' WHEN 2 THEN 'video' WHEN 3 THEN 'audio' ELSE 'unknown' END")))
+            var subs: [(String, Int)] = []
+            for (bit, name) in MediaSubtypes.named {
+                let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND (media_subtypes & ?) != 0", arguments: [Int64(bit.rawValue)]) ?? 0
+                if n > 0 { subs.append((name, n)) }
+            }
+            out.append(("subtype", subs))
+            var traits: [String: Int] = [:]
+            for t in try String.fetchAll(db, sql: "SELECT traits FROM asset WHERE trashed_at IS NULL AND traits != ''") {
+                for name in t.split(separator: ",") { traits[String(name), default: 0] += 1 }
+            }
+            out.append(("trait", traits.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }))
+            out.append(("year", try grouped("substr(a.creation_date, 1, 4)")))
+            out.append(("camera", try grouped("CASE WHEN a.make IS NULL AND a.model IS NULL THEN NULL ELSE trim(coalesce(a.make, '') || ' ' || coalesce(a.model, '')) END")))
+            return out.map { (section: $0.0, rows: $0.1) }
+        }
+    }
+}
+
+extension Catalog {
+    /// An asset by local identifier, cloud identifier, or primary resource path.
+    public func findAsset(_ key: String) throws(CatalogError) -> StoredAsset? {
+        if let a = try asset(localIdentifier: key) { return a }
+        return try read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT a.* FROM asset a WHERE a.cloud_identifier = ? OR a.primary_path = ?
+                        OR a.id IN (SELECT asset_id FROM resource WHERE path = ?) ORDER BY a.trashed_at IS NOT NULL LIMIT 1
+                    """, arguments: [key, key, key])
+            return try row.map { try Self.storedAsset(db, $0) }
+        }
+    }
+
+    /// Titles (and identifiers) of the collections an asset belongs to.
+    public func collections(containing localIdentifier: String) throws(CatalogError) -> [String] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.title, c.local_identifier FROM collection c JOIN collection_membership m ON m.collection_id = c.id
+                    JOIN asset a ON a.id = m.asset_id WHERE a.local_identifier = ? ORDER BY c.type, c.title
+                    """, arguments: [localIdentifier]
+            ).map { "\(($0["title"] as String?) ?? "untitled") [\($0["local_identifier"] as String)]" }
+        }
+    }
+}

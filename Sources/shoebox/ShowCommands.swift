@@ -1,0 +1,101 @@
+import ArgumentParser
+import Assemble
+import Catalog
+import Foundation
+import PhotoModel
+
+/// `shoebox show ID`: one asset whole — identifiers, resources, subtypes and traits with their reasons.
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Print one asset whole: identifiers, resources, subtypes and traits with the reason for each.")
+
+    @OptionGroup var catalogOption: CatalogOption
+    @Argument(help: "A localIdentifier, a cloudIdentifier, or a resource path relative to its root.") var identifier: String
+    @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+
+    func run() throws {
+        let catalog = try catalogOption.open()
+        guard let s = try catalog.findAsset(identifier) else {
+            FileHandle.standardError.write(Data("error: no asset matches '\(identifier)'\n".utf8))
+            throw ExitCode(1)
+        }
+        if format != .table {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+            var a = AssembledAsset(asset: s.asset)
+            a.metadataSources = s.metadataSources.map { MetadataSource(type: $0.type, path: $0.path) }
+            print(String(decoding: try enc.encode(ShowDocument(localIdentifier: s.localIdentifier, cloudIdentifier: s.cloudIdentifier, root: s.root, isTrashed: s.isTrashed, asset: AssetJSON(a))), as: UTF8.self))
+            return
+        }
+        print(ShowText.render(s, collections: try catalog.collections(containing: s.localIdentifier)))
+    }
+
+    struct ShowDocument: Encodable {
+        let localIdentifier: String
+        let cloudIdentifier: String
+        let root: String
+        let isTrashed: Bool
+        let asset: AssetJSON
+    }
+}
+
+enum ShowText {
+    static func render(_ s: StoredAsset, collections: [String]) -> String {
+        let a = s.asset
+        var l: [String] = []
+        l.append("\(a.id)\(s.isTrashed ? "   (in Recently Deleted)" : "")")
+        l.append("  localIdentifier  \(s.localIdentifier)")
+        l.append("  cloudIdentifier  \(s.cloudIdentifier)")
+        l.append("  root             \(s.root)")
+        l.append("  mediaType        \(a.mediaType.name)")
+        l.append("  mediaSubtypes    \(a.mediaSubtypes.names.isEmpty ? "-" : a.mediaSubtypes.names.joined(separator: ", "))")
+        l.append("  traits           \(a.traits.isEmpty ? "-" : a.traits.map(\.rawValue).sorted().joined(separator: ", "))")
+        l.append("  playbackStyle    \(a.playbackStyle.name)\(a.playbackVariation != .none ? " (\(a.playbackVariation))" : "")")
+        l.append("  creationDate     \(a.creationDate?.description ?? "-")\(a.creationDateSource.map { "   ← \($0)" } ?? "")")
+        if let loc = a.location {
+            l.append("  location         \(loc.latitude), \(loc.longitude)\(loc.altitude.map { ", \($0) m" } ?? "")\(a.locationSource.map { "   ← \($0)" } ?? "")")
+        } else {
+            l.append("  location         -")
+        }
+        l.append("  size             \(a.pixelWidth)x\(a.pixelHeight)\(a.mediaType == .video ? String(format: ", %.3f s", a.duration) : "")")
+        l.append("  camera           \([a.make, a.model].compactMap { $0 }.joined(separator: " "))\(a.lensModel.map { " — \($0)" } ?? "")")
+        if let c = a.contentIdentifier { l.append("  contentIdentifier \(c)") }
+        if let b = a.burstIdentifier { l.append("  burstIdentifier  \(b)\(a.representsBurst ? " (representative)" : "")") }
+        l.append("  favorite/hidden  \(a.isFavorite ? "yes" : "no") / \(a.isHidden ? "yes" : "no"); hasAdjustments \(a.hasAdjustments ? "yes" : "no")")
+        l.append("  resources:")
+        for (r, h) in zip(a.resources, s.resourceHashes) {
+            l.append("    \(TableRow.pad(r.type.name, 20)) \(r.path)\(r.fileSize.map { "  \($0) bytes" } ?? "")\(h.map { "  \($0)" } ?? "")")
+        }
+        if !s.metadataSources.isEmpty {
+            l.append("  metadata sources:")
+            for m in s.metadataSources { l.append("    \(TableRow.pad(m.type, 20)) \(m.path)") }
+        }
+        if !collections.isEmpty { l.append("  collections:      \(collections.joined(separator: ", "))") }
+        l.append("  reasons:")
+        for r in a.reasons { l.append("    \(r.subject): \(r.evidence)") }
+        return l.joined(separator: "\n")
+    }
+}
+
+/// `shoebox stats`: counts by type, subtype, trait, year, camera.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Count assets by media type, subtype, trait, year and camera.")
+
+    @OptionGroup var catalogOption: CatalogOption
+    @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+
+    func run() throws {
+        let stats = try catalogOption.open().statistics()
+        if format != .table {
+            var obj: [String: [String: Int]] = [:]
+            for s in stats { obj[s.section] = Dictionary(uniqueKeysWithValues: s.rows.map { ($0.0, $0.1) }) }
+            let d = try JSONSerialization.data(withJSONObject: obj, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: d, as: UTF8.self))
+            return
+        }
+        for s in stats {
+            print("\(s.section):")
+            for (k, n) in s.rows { print("  \(TableRow.pad(k, 32)) \(n)") }
+        }
+    }
+}
