@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import PhotoModel
 
@@ -244,6 +245,49 @@ extension Catalog {
                     JOIN asset a ON a.id = m.asset_id WHERE a.local_identifier = ? ORDER BY c.type, c.title
                     """, arguments: [localIdentifier]
             ).map { "\(($0["title"] as String?) ?? "untitled") [\($0["local_identifier"] as String)]" }
+        }
+    }
+}
+
+extension Catalog {
+    /// A fetch result narrowed to some row ids, order kept.
+    public func restrict(_ result: FetchResult, to keep: Set<Int64>) throws(CatalogError) -> FetchResult {
+        FetchResult(catalog: self, rowIDs: result.rowIDs.filter { keep.contains($0) }, batchSize: result.batchSize)
+    }
+
+    /// Saves a result's assets as a transient collection (`shoebox query --save NAME`); replaces an earlier one.
+    public func saveFetch(named name: String, rowIDs: [Int64]) throws(CatalogError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM collection WHERE transient = 1 AND title = ?", arguments: [name])
+            try db.execute(
+                sql: "INSERT INTO collection(local_identifier, type, subtype, title, transient) VALUES (?, 1, 2, ?, 1)",
+                arguments: [UUID().uuidString + "/L0/040", name])
+            let cid = db.lastInsertedRowID
+            for (k, id) in rowIDs.enumerated() {
+                try db.execute(sql: "INSERT INTO collection_membership(collection_id, asset_id, position) VALUES (?, ?, ?)", arguments: [cid, id, k])
+            }
+        }
+    }
+
+    /// The row ids of a saved fetch, in order; nil when there is none by that name.
+    public func savedFetch(named name: String) throws(CatalogError) -> [Int64]? {
+        try read { db in
+            guard let cid = try Int64.fetchOne(db, sql: "SELECT id FROM collection WHERE transient = 1 AND title = ?", arguments: [name]) else {
+                return nil
+            }
+            return try Int64.fetchAll(db, sql: "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position", arguments: [cid])
+        }
+    }
+
+    /// Members of the (non-transient) albums with this title.
+    public func albumMembers(titled title: String) throws(CatalogError) -> [Int64] {
+        try read { db in
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT m.asset_id FROM collection_membership m JOIN collection c ON c.id = m.collection_id
+                    WHERE c.transient = 0 AND c.type = 1 AND c.title = ? ORDER BY m.position
+                    """, arguments: [title])
         }
     }
 }
