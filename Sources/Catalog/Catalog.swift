@@ -275,7 +275,8 @@ public final class Catalog: Sendable {
         let enc = JSONEncoder()
         enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let sources = (try? enc.encode(i.metadataSources)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
-        let reasons = (try? enc.encode(a.reasons.map(\.description))).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        // One reason per line (newlines inside a reason become spaces): cheap to read back in bulk.
+        let reasons = a.reasons.map { $0.description.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n")
         let name = a.id.split(separator: "/").last.map(String.init) ?? a.id
         return [
             "root": i.root, "dir": i.dir, "primary_path": a.id, "filename": name,

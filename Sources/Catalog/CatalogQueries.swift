@@ -75,10 +75,16 @@ extension Catalog {
 
     static func storedAsset(_ db: Database, _ r: Row) throws -> StoredAsset {
         let id: Int64 = r["id"]
+        let res = try Row.fetchAll(db, sql: "SELECT * FROM resource WHERE asset_id = ? ORDER BY ord", arguments: [id])
+        return storedAsset(r, resources: res)
+    }
+
+    /// Builds an asset from its row and its resource rows (already loaded, in `ord` order).
+    static func storedAsset(_ r: Row, resources: [Row]) -> StoredAsset {
         var a = Asset(id: r["primary_path"], mediaType: MediaType(rawValue: r["media_type"]) ?? .unknown)
         a.mediaSubtypes = MediaSubtypes(rawValue: UInt(r["media_subtypes"] as Int64))
         let traits: String = r["traits"]
-        a.traits = Set(traits.split(separator: ",").map { Trait(String($0)) })
+        if !traits.isEmpty { a.traits = Set(traits.split(separator: ",").map { Trait(String($0)) }) }
         a.playbackStyle = PlaybackStyle(rawValue: r["playback_style"]) ?? .unsupported
         a.playbackVariation = PlaybackVariation(rawValue: r["playback_variation"]) ?? .none
         if let local: String = r["creation_date"] { a.creationDate = AssetDate(local: local, offsetSeconds: r["creation_offset"]) }
@@ -101,12 +107,14 @@ extension Catalog {
         a.model = r["model"]
         a.lensModel = r["lens_model"]
         let reasons: String = r["reasons"]
-        a.reasons = ((try? JSONDecoder().decode([String].self, from: Data(reasons.utf8))) ?? []).map { text in
-            guard let colon = text.range(of: ": ") else { return Reason(text, "") }
-            return Reason(String(text[..<colon.lowerBound]), String(text[colon.upperBound...]))
+        if !reasons.isEmpty {
+            a.reasons = reasons.split(separator: "\n").map { line in
+                guard let colon = line.range(of: ": ") else { return Reason(String(line), "") }
+                return Reason(String(line[..<colon.lowerBound]), String(line[colon.upperBound...]))
+            }
         }
         var hashes: [String?] = []
-        for res in try Row.fetchAll(db, sql: "SELECT * FROM resource WHERE asset_id = ? ORDER BY ord", arguments: [id]) {
+        for res in resources {
             let off: Int64? = res["byte_offset"], len: Int64? = res["byte_length"]
             a.resources.append(
                 AssetResource(
@@ -119,7 +127,7 @@ extension Catalog {
         return StoredAsset(
             localIdentifier: r["local_identifier"], cloudIdentifier: r["cloud_identifier"], root: r["root"], asset: a,
             isTrashed: (r["trashed_at"] as String?) != nil,
-            metadataSources: (try? JSONDecoder().decode([MetadataSourceRef].self, from: Data(sources.utf8))) ?? [],
+            metadataSources: sources == "[]" ? [] : (try? JSONDecoder().decode([MetadataSourceRef].self, from: Data(sources.utf8))) ?? [],
             resourceHashes: hashes)
     }
 

@@ -187,8 +187,18 @@ extension Catalog {
         return try read { db in
             let marks = Array(repeating: "?", count: rowIDs.count).joined(separator: ",")
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM asset WHERE id IN (\(marks))", arguments: StatementArguments(rowIDs))
+            // All resources of the batch in one query.
+            var resources: [Int64: [Row]] = [:]
+            for r in try Row.fetchAll(
+                db, sql: "SELECT * FROM resource WHERE asset_id IN (\(marks)) ORDER BY asset_id, ord", arguments: StatementArguments(rowIDs))
+            {
+                resources[r["asset_id"], default: []].append(r)
+            }
             var byID: [Int64: StoredAsset] = [:]
-            for r in rows { byID[r["id"]] = try Self.storedAsset(db, r) }
+            for r in rows {
+                let id: Int64 = r["id"]
+                byID[id] = Self.storedAsset(r, resources: resources[id] ?? [])
+            }
             return rowIDs.compactMap { byID[$0] }
         }
     }

@@ -56,7 +56,7 @@ enum Schema {
                         embedded_video_offset INTEGER, embedded_video_length INTEGER,
                         paired_video_duration REAL,
                         metadata_sources TEXT NOT NULL,    -- JSON [{type, path}]
-                        reasons TEXT NOT NULL              -- JSON ["subject: evidence", …]
+                        reasons TEXT NOT NULL              -- one "subject: evidence" per line
                     );
                     CREATE INDEX asset_dir ON asset(dir);
                     CREATE INDEX asset_cloud ON asset(cloud_identifier);
