@@ -424,7 +424,7 @@ struct Parser {
             guard case .identifier(let flags) = tok.kind else {
                 throw fail(tok.pos, "expected modifier letters c and/or d inside [ ]")
             }
-            for (k, ch) in flags.enumerated() {
+            for (k, ch) in flags.lowercased().enumerated() {
                 switch ch {
                 case "c": c.caseInsensitive = true
                 case "d": c.diacriticInsensitive = true

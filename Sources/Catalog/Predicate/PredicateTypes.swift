@@ -175,3 +175,9 @@ extension PredicateCompiler {
         return k
     }()
 }
+
+extension PredicateCompiler {
+    /// `PredicateError` under a name that Foundation's own `PredicateError` (Swift 6's `#Predicate`) cannot
+    /// shadow: a file that imports both Foundation and Catalog can write `PredicateCompiler.CompileError`.
+    public typealias CompileError = PredicateError
+}
