@@ -34,9 +34,10 @@ public struct SortDescriptor: Sendable, Equatable {
 /// `PHFetchOptions`: a predicate (already compiled to parameterised SQL), sort descriptors, a limit, and
 /// PhotoKit's inclusion switches.
 public struct FetchOptions: Sendable {
-    /// A boolean SQL expression over `asset a`, with its arguments (values never spliced into SQL text).
+    /// A boolean SQL expression over `asset a` (from `PredicateCompiler`), with its arguments (values are
+    /// never spliced into SQL text).
     public var predicateSQL: String?
-    public var predicateArguments: [PredicateArgument] = []
+    public var predicateArguments: [PredicateValue] = []
     public var sortDescriptors: [SortDescriptor] = []
     public var fetchLimit: Int?
     public var includeHiddenAssets = false
@@ -45,15 +46,15 @@ public struct FetchOptions: Sendable {
     public var includeTrashed = false
 
     public init() {}
+
+    /// Options with a compiled predicate.
+    public init(predicate: CompiledPredicate) {
+        predicateSQL = predicate.sql
+        predicateArguments = predicate.arguments
+    }
 }
 
-/// One SQL argument of a compiled predicate.
-public enum PredicateArgument: Sendable, Equatable {
-    case null
-    case int(Int64)
-    case double(Double)
-    case text(String)
-
+extension PredicateValue {
     var databaseValue: DatabaseValue {
         switch self {
         case .null: return .null

@@ -161,3 +161,71 @@ import TestSupport
         #expect(bad.stderr.contains("bad.yml:2:14"))
     }
 }
+
+/// `shoebox query` on the corpus: each convenience filter, the equivalent predicate(s), and the set computed
+/// from assets.json by hand agree.
+@Suite struct QueryCommandTests {
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func filtersAndPredicatesAgreeWithGroundTruth() throws {
+        let root = try #require(Corpus.root)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-query-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let catalog = dir.appendingPathComponent("c.sqlite").path
+        _ = try ProbeCommandTests.shoebox(["ingest", "--catalog", catalog, "--progress", "none", root.path])
+        let data = try Data(contentsOf: root.appendingPathComponent("assets.json"))
+        let truth = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["assets"] as? [[String: Any]] ?? []
+
+        func paths(_ args: [String]) throws -> Set<String> {
+            let r = try ProbeCommandTests.shoebox(["query", "--catalog", catalog, "--format", "csv", "--fields", "path", "--all-bursts"] + args)
+            #expect(r.status == 0, "query \(args): \(r.stderr)")
+            return Set(r.stdout.split(separator: "\n").dropFirst().map(String.init))
+        }
+        func expected(_ keep: ([String: Any]) -> Bool) -> Set<String> { Set(truth.filter(keep).compactMap { $0["id"] as? String }) }
+        func subtype(_ s: String) -> ([String: Any]) -> Bool { { ($0["mediaSubtypes"] as? [String] ?? []).contains(s) } }
+        func trait(_ s: String) -> ([String: Any]) -> Bool { { ($0["traits"] as? [String] ?? []).contains(s) } }
+
+        let cases: [(flag: String, predicates: [String], truth: ([String: Any]) -> Bool)] = [
+            ("--live", ["mediaSubtypes CONTAINS photoLive", "(mediaSubtypes & 8) != 0"], subtype("photoLive")),
+            ("--hdr", ["mediaSubtypes CONTAINS photoHDR", "(mediaSubtypes & %d) != 0|2"], subtype("photoHDR")),
+            ("--panorama", ["(mediaSubtypes & 1) == 1"], subtype("photoPanorama")),
+            ("--screenshot", ["mediaSubtypes CONTAINS photoScreenshot"], subtype("photoScreenshot")),
+            ("--portrait", ["mediaSubtypes CONTAINS photoDepthEffect", "(mediaSubtypes & 16) != 0"], subtype("photoDepthEffect")),
+            ("--time-lapse", ["mediaSubtypes CONTAINS videoTimelapse"], subtype("videoTimelapse")),
+            ("--slo-mo", ["mediaSubtypes CONTAINS videoHighFrameRate AND traits CONTAINS slomo"], subtype("videoHighFrameRate")),
+            ("--selfie", ["traits CONTAINS selfie", "selfie IN traits"], trait("selfie")),
+            ("--raw", ["traits CONTAINS raw"], trait("raw")),
+            ("--burst", ["burstIdentifier != nil", "burstIdentifier != NULL"], { $0["burstIdentifier"] is String }),
+            ("--video", ["mediaType == video", "mediaType = 2"], { $0["mediaType"] as? String == "video" }),
+            ("--no-live", ["NOT (mediaSubtypes CONTAINS photoLive)", "!((mediaSubtypes & 8) != 0)"], { !subtype("photoLive")($0) }),
+        ]
+        for c in cases {
+            let want = expected(c.truth)
+            #expect(try paths([c.flag]) == want, "\(c.flag)")
+            for p in c.predicates {
+                let parts = p.split(separator: "|").map(String.init)
+                #expect(try paths([parts[0]] + parts.dropFirst().flatMap { ["--arg", $0] }) == want, "\(p)")
+            }
+        }
+        // Dates: the local capture year. A date only Apple's database knows (the file carries none) is not in
+        // the catalog (AssembleCorpusTests excuses the same asset).
+        let y2020 = expected {
+            ($0["creationDate"] as? String)?.hasPrefix("2020") == true
+                && $0["id"] as? String != "osxphotos/test-images/screenshot-really-a-png.jpeg"
+        }
+        #expect(try paths(["--year", "2020"]) == y2020)
+        #expect(try paths(["creationDate BETWEEN {\"2020-01-01\", \"2020-12-31T23:59:59.999\"}"]) == y2020)
+        #expect(try paths(["--from-date", "2020-01-01", "--to-date", "2020-12-31"]) == y2020)
+        // --count, sorting and the stable JSON shape.
+        let count = try ProbeCommandTests.shoebox(["query", "--catalog", catalog, "--live", "--count"])
+        #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(expected(subtype("photoLive")).count))
+        let sorted = try ProbeCommandTests.shoebox(["query", "--catalog", catalog, "mediaType == video", "--sort", "-duration", "--format", "ndjson"])
+        let durations = sorted.stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["duration"] as? Double }
+        #expect(durations.count == expected { $0["mediaType"] as? String == "video" }.count)
+        #expect(durations == durations.sorted(by: >))
+        // A mistake is reported with its position, exit 2.
+        let bad = try ProbeCommandTests.shoebox(["query", "--catalog", catalog, "mediaType == vidoe"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("^"))
+    }
+}

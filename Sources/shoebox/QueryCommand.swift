@@ -1,0 +1,243 @@
+import ArgumentParser
+import Assemble
+import Catalog
+import Foundation
+import PhotoModel
+
+/// `shoebox query [PREDICATE]`: PhotoKit-style fetches from the terminal.
+struct QueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Fetch assets with an NSPredicate-style predicate and/or osxphotos-style filters.",
+        discussion: """
+            Examples:
+              shoebox query 'mediaSubtypes CONTAINS photoLive AND creationDate >= "2020-01-01"' --sort -creationDate --limit 20
+              shoebox query --live --not-favorite --year 2021 --format csv --fields localIdentifier,filename,creationDate
+              shoebox query '%K == %@' --arg isFavorite --arg YES --count
+            The predicate language is described in docs/predicates.md. A mistake is reported with a caret under it.
+            """)
+
+    @Argument(help: "A predicate (docs/predicates.md).") var predicate: String?
+    @Option(name: .customLong("arg"), parsing: .unconditionalSingleValue, help: "A value for %@, %d or %K in the predicate (repeatable, in order).") var args: [String] = []
+    @OptionGroup var catalogOption: CatalogOption
+    @Option(parsing: .unconditionalSingleValue, help: "Sort key; '-key' sorts descending (repeatable).") var sort: [String] = []
+    @Option(help: "At most this many assets.") var limit: Int?
+    @Option(help: "Output format: table, json, ndjson or csv.") var format: QueryFormat = .table
+    @Option(help: "Fields for table/csv output, comma-separated.") var fields: String?
+    @Flag(help: "Print only the number of matching assets.") var count = false
+    @Flag(help: "Include hidden assets.") var includeHidden = false
+    @Flag(help: "Include every frame of a burst, not only its representative.") var allBursts = false
+    @Flag(help: "Include assets in Recently Deleted.") var includeTrashed = false
+    @Option(help: "Save the result's identifiers as a named transient collection.") var save: String?
+    @Option(help: "Fetch within a saved result.") var inSaved: String?
+    @Option(help: "Fetch within an album (by title).") var inAlbum: String?
+    @Option(help: "Captured on or after this date (YYYY-MM-DD or ISO-8601).") var fromDate: String?
+    @Option(help: "Captured on or before this date.") var toDate: String?
+    @Option(help: "Captured in this year.") var year: Int?
+
+    // Convenience filters, each with a --not- form.
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Live Photos (photoLive).") var live: Bool?
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "HDR photos.") var hdr: Bool?
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Panoramas.") var panorama: Bool?
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Screenshots.") var screenshot: Bool?
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Selfies (front camera).") var selfie: Bool?
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Portrait (depth effect).") var portrait: Bool?
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Burst frames.") var burst: Bool?
+    @Flag(name: .customLong("slo-mo"), inversion: .prefixedNo, exclusivity: .exclusive, help: "Slo-mo videos.") var sloMo: Bool?
+    @Flag(name: .customLong("time-lapse"), inversion: .prefixedNo, exclusivity: .exclusive, help: "Time-lapse videos.") var timeLapse: Bool?
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "RAW photos.") var raw: Bool?
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Favorites.") var favorite: Bool?
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Hidden assets (implies --include-hidden).") var hidden: Bool?
+    @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Videos.") var video: Bool?
+
+    enum QueryFormat: String, ExpressibleByArgument { case table, json, ndjson, csv }
+
+    /// The convenience filters as predicate text (the same language a user writes).
+    var filterPredicates: [String] {
+        var out: [String] = []
+        func add(_ flag: Bool?, _ text: String) {
+            guard let flag else { return }
+            out.append(flag ? "(\(text))" : "NOT (\(text))")
+        }
+        add(live, "mediaSubtypes CONTAINS photoLive")
+        add(hdr, "mediaSubtypes CONTAINS photoHDR")
+        add(panorama, "mediaSubtypes CONTAINS photoPanorama")
+        add(screenshot, "mediaSubtypes CONTAINS photoScreenshot")
+        add(selfie, "traits CONTAINS selfie")
+        add(portrait, "mediaSubtypes CONTAINS photoDepthEffect")
+        add(burst, "burstIdentifier != nil")
+        add(sloMo, "mediaSubtypes CONTAINS videoHighFrameRate AND traits CONTAINS slomo")
+        add(timeLapse, "mediaSubtypes CONTAINS videoTimelapse")
+        add(raw, "traits CONTAINS raw")
+        add(favorite, "isFavorite == YES")
+        add(hidden, "isHidden == YES")
+        add(video, "mediaType == video")
+        if let fromDate { out.append("creationDate >= \(Self.quote(fromDate))") }
+        if let toDate { out.append("creationDate <= \(Self.quote(toDate.count == 10 ? toDate + "T23:59:59.999" : toDate))") }
+        if let year { out.append("creationDate BETWEEN {\(Self.quote("\(year)-01-01")), \(Self.quote("\(year)-12-31T23:59:59.999"))}") }
+        return out
+    }
+
+    static func quote(_ s: String) -> String {
+        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more.") }
+        for s in sort where SortDescriptor.columns[SortDescriptor(parsing: s).key] == nil {
+            throw ValidationError("Cannot sort by '\(s)'. Sortable keys: \(SortDescriptor.columns.keys.sorted().joined(separator: ", ")).")
+        }
+    }
+
+    func run() throws {
+        let catalog = try catalogOption.open()
+        var options = FetchOptions()
+        // The user's predicate and the convenience filters are compiled separately (so an error's caret
+        // points into what the user typed) and joined with AND.
+        var compiledParts: [CompiledPredicate] = []
+        do {
+            if let predicate, !predicate.trimmingCharacters(in: .whitespaces).isEmpty {
+                compiledParts.append(try PredicateCompiler.compile(predicate, arguments: args))
+            } else if !args.isEmpty {
+                throw ValidationError("--arg is given but there is no predicate to fill.")
+            }
+            let filters = filterPredicates
+            if !filters.isEmpty { compiledParts.append(try PredicateCompiler.compile(filters.joined(separator: " AND "))) }
+        } catch let e as ValidationError {
+            throw e
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        if !compiledParts.isEmpty {
+            options.predicateSQL = compiledParts.map { "(\($0.sql))" }.joined(separator: " AND ")
+            options.predicateArguments = compiledParts.flatMap(\.arguments)
+        }
+        options.sortDescriptors = sort.map(SortDescriptor.init(parsing:))
+        options.fetchLimit = limit
+        options.includeHiddenAssets = includeHidden || hidden == true
+        options.includeAllBurstAssets = allBursts || burst == true
+        options.includeTrashed = includeTrashed
+        var result = try catalog.fetchAssets(options)
+        if let inSaved {
+            guard let ids = try catalog.savedFetch(named: inSaved) else { throw ValidationError("No saved fetch named '\(inSaved)'.") }
+            let keep = Set(ids)
+            result = try catalog.restrict(result, to: keep)
+        }
+        if let inAlbum {
+            let keep = Set(try catalog.albumMembers(titled: inAlbum))
+            result = try catalog.restrict(result, to: keep)
+        }
+        if let save { try catalog.saveFetch(named: save, rowIDs: result.rowIDs) }
+        if count {
+            print(result.count)
+            return
+        }
+        try QueryOutput.write(result, format: format, fields: fields)
+    }
+}
+
+/// Table, JSON, NDJSON and CSV output of a fetch result.
+enum QueryOutput {
+    static let defaultFields = ["filename", "mediaType", "mediaSubtypes", "creationDate", "size", "localIdentifier"]
+
+    static func value(_ s: StoredAsset, _ field: String) -> String {
+        let a = s.asset
+        switch field {
+        case "filename": return a.id.split(separator: "/").last.map(String.init) ?? a.id
+        case "path": return a.id
+        case "mediaType": return a.mediaType.name
+        case "mediaSubtypes": return a.mediaSubtypes.names.joined(separator: ",")
+        case "traits": return a.traits.map(\.rawValue).sorted().joined(separator: ",")
+        case "playbackStyle": return a.playbackStyle.name
+        case "creationDate": return a.creationDate?.description ?? ""
+        case "size": return "\(a.pixelWidth)x\(a.pixelHeight)"
+        case "pixelWidth": return String(a.pixelWidth)
+        case "pixelHeight": return String(a.pixelHeight)
+        case "duration": return a.mediaType == .video ? String(format: "%.3f", a.duration) : ""
+        case "localIdentifier": return s.localIdentifier
+        case "cloudIdentifier": return s.cloudIdentifier
+        case "contentIdentifier": return a.contentIdentifier ?? ""
+        case "burstIdentifier": return a.burstIdentifier ?? ""
+        case "make": return a.make ?? ""
+        case "model": return a.model ?? ""
+        case "lensModel": return a.lensModel ?? ""
+        case "latitude": return a.location.map { String($0.latitude) } ?? ""
+        case "longitude": return a.location.map { String($0.longitude) } ?? ""
+        case "isFavorite": return a.isFavorite ? "1" : "0"
+        case "isHidden": return a.isHidden ? "1" : "0"
+        case "hasAdjustments": return a.hasAdjustments ? "1" : "0"
+        case "root": return s.root
+        default: return ""
+        }
+    }
+
+    static func write(_ result: FetchResult, format: QueryCommand.QueryFormat, fields: String?) throws {
+        let out = FileHandle.standardOutput
+        let cols = fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? defaultFields
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.withoutEscapingSlashes]
+        switch format {
+        case .json:
+            out.write(Data("[".utf8))
+            try result.enumerate { i, s in
+                out.write(Data((i == 0 ? "\n" : ",\n").utf8))
+                out.write(try enc.encode(Document(s)))
+            }
+            out.write(Data((result.count == 0 ? "]\n" : "\n]\n").utf8))
+        case .ndjson:
+            try result.enumerate { _, s in out.write(try enc.encode(Document(s)) + Data("\n".utf8)) }
+        case .csv:
+            out.write(Data((cols.joined(separator: ",") + "\n").utf8))
+            try result.enumerate { _, s in
+                out.write(Data((cols.map { csv(value(s, $0)) }.joined(separator: ",") + "\n").utf8))
+            }
+        case .table:
+            let width = terminalWidth()
+            var lines: [String] = []
+            try result.enumerate { _, s in lines.append(cols.map { value(s, $0) }.joined(separator: "\t")) }
+            let header = cols
+            var widths = header.map(\.count)
+            let rows = lines.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+            for r in rows { for (k, v) in r.enumerated() where k < widths.count { widths[k] = min(40, max(widths[k], v.count)) } }
+            func line(_ cells: [String]) -> String {
+                let text = cells.enumerated().map { TableRow.pad($0.element, widths[$0.offset]) }.joined(separator: "  ")
+                return String(text.prefix(width))
+            }
+            print(line(header.map { $0.uppercased() }))
+            for r in rows { print(line(r)) }
+            print("\(result.count) asset\(result.count == 1 ? "" : "s")")
+        }
+    }
+
+    struct Document: Encodable {
+        let localIdentifier: String
+        let cloudIdentifier: String
+        let asset: AssetJSON
+
+        init(_ s: StoredAsset) {
+            localIdentifier = s.localIdentifier
+            cloudIdentifier = s.cloudIdentifier
+            asset = AssetJSON(AssembledAsset(asset: s.asset, metadataSources: s.metadataSources.map { MetadataSource(type: $0.type, path: $0.path) }))
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try asset.encode(to: encoder)
+            var c = encoder.container(keyedBy: K.self)
+            try c.encode(localIdentifier, forKey: .localIdentifier)
+            try c.encode(cloudIdentifier, forKey: .cloudIdentifier)
+        }
+
+        enum K: String, CodingKey { case localIdentifier, cloudIdentifier }
+    }
+
+    static func csv(_ s: String) -> String {
+        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+    }
+
+    static func terminalWidth() -> Int {
+        var w = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &w) == 0, w.ws_col > 20 { return Int(w.ws_col) }
+        return 400
+    }
+}
