@@ -4,8 +4,9 @@ import PhotoModel
 /// Shoebox namespace plus the seed text) with PhotoKit's suffixes. No randomness, no Foundation:
 /// the same seed gives the same identifier on every machine and every run.
 public enum StableIdentifier {
-    /// Shoebox's namespace for name-based UUIDs (itself `uuid5(DNS namespace, "shoebox.organize")`-like;
-    /// any fixed value works, it only has to never change).
+    /// The namespace of every Shoebox name-based UUID: RFC 9562's DNS namespace
+    /// (6BA7B810-9DAD-11D1-80B4-00C04FD430C8), so the output can be checked against any UUIDv5 tool.
+    /// It must never change: identifiers in catalogs depend on it.
     public static let namespace: [UInt8] = [
         0x6B, 0xA7, 0xB8, 0x10, 0x9D, 0xAD, 0x11, 0xD1, 0x80, 0xB4, 0x00, 0xC0, 0x4F, 0xD4, 0x30, 0xC8,
     ]
