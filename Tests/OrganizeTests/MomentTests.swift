@@ -14,6 +14,8 @@ struct Timeline {
         var count: Int
         var gap: ClosedRange<Double>  // seconds between photos
         var burstAt: Int? = nil  // a 10-frame burst, 0.2 s apart, after this photo
+        /// Start this many seconds after the previous event's last photo instead of at `startHour`.
+        var afterPrevious: Double? = nil
     }
 
     var items: [MomentItem] = []
@@ -23,9 +25,10 @@ struct Timeline {
 
     init(_ events: [Event]) {
         var rng = LCG(seed: 42)
+        var lastLocal = 0.0
         for e in events {
             let day = CivilDate.days(year: e.day.0, month: e.day.1, day: e.day.2)
-            var local = e.startHour * 3600
+            var local = e.afterPrevious.map { lastLocal + $0 } ?? e.startHour * 3600
             let date = String(format4(e.day.0)) + "-" + two(e.day.1) + "-" + two(e.day.2)
             for i in 0..<e.count {
                 let id = "\(e.name)/\(i)"
@@ -44,6 +47,7 @@ struct Timeline {
                     }
                     local += 3
                 }
+                lastLocal = local
                 local += rng.uniform(e.gap)
             }
         }
@@ -53,7 +57,7 @@ struct Timeline {
     func format4(_ n: Int) -> String { "\(n)" }
 
     static let chicago = (41.88, -87.63), evanston = (42.05, -87.69), tokyo = (35.68, 139.69), asakusa = (35.71, 139.80)
-    static let kyoto = (35.01, 135.77), paris = (48.86, 2.35), versailles = (48.80, 2.12), london = (51.51, -0.13)
+    static let kyoto = (35.01, 135.77), paris = (48.86, 2.35), versailles = (48.80, 2.12), london = (51.51, -0.13), reims = (49.26, 4.03)
 
     /// Home life, a day of photos every few minutes, a burst, a week-long gap, a trip to Japan (UTC+9)
     /// with a change of city, a trip to Paris and London (UTC+1 / UTC+0), GPS-less stretches.
@@ -71,6 +75,9 @@ struct Timeline {
         Event(name: "kyoto-dinner", day: (2026, 3, 19), startHour: 18.5, utcOffsetHours: 9, place: kyoto, count: 8, gap: 60...400),
         Event(name: "home-again", day: (2026, 3, 22), startHour: 12, utcOffsetHours: -5, place: chicago, count: 5, gap: 60...600),
         Event(name: "paris-louvre", day: (2026, 5, 2), startHour: 10, utcOffsetHours: 2, place: paris, count: 45, gap: 20...240),
+        // 25 minutes later and 130 km away (a fast train to Reims): too short a pause for the time rule,
+        // only the place rule separates it
+        Event(name: "reims", day: (2026, 5, 2), startHour: 0, utcOffsetHours: 2, place: reims, count: 15, gap: 30...200, afterPrevious: 1500),
         // Versailles is 20 km from Paris: its own day makes it a moment, the cluster keeps them together
         Event(name: "versailles", day: (2026, 5, 3), startHour: 11, utcOffsetHours: 2, place: versailles, count: 50, gap: 20...300),
         Event(name: "eurostar-london", day: (2026, 5, 3), startHour: 20.5, utcOffsetHours: 1, place: london, count: 12, gap: 30...300),
@@ -120,6 +127,25 @@ struct LCG {
         let loc = kyoto?.approximateLocation
         #expect(loc.map { abs($0.latitude - 35.01) < 0.02 && abs($0.longitude - 135.77) < 0.02 } == true)
         #expect(r.moments.first { $0.members[0] == "scan-day/0" }?.approximateLocation == nil)
+    }
+
+    /// The adaptive log-gap rule alone (no day rule, no place rule, no 12 h guard): how much of the
+    /// segmentation PhotoTOC's rule carries by itself. Printed, and held to a lower bar, since the other
+    /// rules exist because this one alone is not enough (e.g. a city change after a short train ride).
+    @Test func adaptiveGapRuleAlone() {
+        let t = Timeline(Timeline.standard)
+        var o = MomentSegmenter.Options()
+        o.splitOnLocalDayChange = false
+        o.locationJumpKm = .infinity
+        o.alwaysSplitGap = .infinity
+        let r = MomentSegmenter.segment(t.items, options: o)
+        let predicted = Set(r.moments.dropFirst().map { $0.members[0] }), truth = Set(t.eventStarts.dropFirst())
+        let tp = predicted.intersection(truth).count
+        let precision = Double(tp) / Double(max(predicted.count, 1)), recall = Double(tp) / Double(max(truth.count, 1))
+        print("adaptive gap rule alone: precision \(precision) (\(tp)/\(predicted.count)), recall \(recall) (\(tp)/\(truth.count)); missed \(truth.subtracting(predicted).sorted())")
+        #expect(precision >= 0.9)
+        #expect(recall >= 0.75)
+        #expect(!predicted.contains("reims/0"))  // the case the place rule is for
     }
 
     @Test func clustersAndYears() {
