@@ -48,6 +48,8 @@ let package = Package(
             name: "Assemble",
             dependencies: ["Classify", "MediaProbe", "PhotoModel"]),
 
+        .target(name: "Organize", dependencies: ["PhotoModel"]),
+
         // The catalog: SQLite through GRDB. Never imports MediaProbe's readers: it stores values.
         .target(
             name: "Catalog",
@@ -78,6 +80,7 @@ let package = Package(
         .testTarget(
             name: "AssembleTests",
             dependencies: ["Assemble", "Classify", "MediaProbe", "PhotoModel", "TestSupport"]),
+        .testTarget(name: "OrganizeTests", dependencies: ["Organize", "PhotoModel", "TestSupport"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "Catalog", "TestSupport"]),

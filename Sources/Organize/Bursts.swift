@@ -1,0 +1,296 @@
+import PhotoModel
+
+/// One file as the burst grouper sees it: identity, name, time, camera and every burst hint the
+/// earlier stages found.
+public struct BurstCandidate: Sendable, Equatable, Hashable {
+    /// The asset's id (its primary path relative to the root).
+    public var id: String
+    /// The primary file's name (`IMG_0658.JPG`, `00001IMG_00001_BURST20190512151327453.jpg`).
+    public var filename: String
+    public var creationDate: AssetDate?
+    public var make: String?
+    public var model: String?
+    /// Apple MakerNote 0x0B `BurstUUID`.
+    public var appleBurstUUID: String?
+    /// XMP `GCamera:BurstID`.
+    public var googleBurstID: String?
+    /// XMP `GCamera:BurstPrimary` (the cover the camera chose).
+    public var googleBurstPrimary: Bool
+    /// A sidecar or Takeout says the user picked this frame.
+    public var userPicked: Bool
+
+    public init(
+        id: String, filename: String? = nil, creationDate: AssetDate? = nil, make: String? = nil,
+        model: String? = nil, appleBurstUUID: String? = nil, googleBurstID: String? = nil,
+        googleBurstPrimary: Bool = false, userPicked: Bool = false
+    ) {
+        self.id = id
+        self.filename = filename ?? String(id.split(separator: "/").last ?? Substring(id))
+        self.creationDate = creationDate
+        self.make = make
+        self.model = model
+        self.appleBurstUUID = appleBurstUUID
+        self.googleBurstID = googleBurstID
+        self.googleBurstPrimary = googleBurstPrimary
+        self.userPicked = userPicked
+    }
+
+    /// From an assembled asset (its `burstIdentifier` is the Apple BurstUUID the probe read); the
+    /// Google and user-pick hints come from XMP and sidecars.
+    public init(asset: Asset, googleBurstID: String? = nil, googleBurstPrimary: Bool = false, userPicked: Bool = false) {
+        let primary = asset.resources.first { $0.type == .photo || $0.type == .video }
+        self.init(
+            id: asset.id, filename: primary?.originalFilename, creationDate: asset.creationDate,
+            make: asset.make, model: asset.model, appleBurstUUID: asset.burstIdentifier,
+            googleBurstID: googleBurstID, googleBurstPrimary: googleBurstPrimary, userPicked: userPicked)
+    }
+}
+
+/// One burst: its frames in shot order, the representative and each frame's selection types.
+public struct BurstSet: Sendable, Equatable {
+    public enum Source: String, Sendable, Equatable {
+        case appleBurstUUID, googleBurstID, fileName, timeRule
+    }
+
+    /// PhotoKit's `burstIdentifier`: the Apple BurstUUID or Google BurstID as written in the file, or a
+    /// name-based UUID for sets found by name or by time.
+    public var identifier: String
+    public var source: Source
+    /// Member ids in shot order (creation time, then file name).
+    public var members: [String]
+    public var representative: String
+    /// Selection types per member; members without any are absent.
+    public var selectionTypes: [String: BurstSelectionTypes]
+    /// Why these files form a set, and why this representative.
+    public var reasons: [Reason]
+}
+
+/// Groups files into burst sets. Pure and deterministic: the same candidates in any order give the same sets.
+///
+/// Evidence, strongest first; a file joins the set of the first rule that claims it:
+/// 1. **Apple `BurstUUID`** (MakerNote 0x0B): files with the same value. Used as the identifier.
+/// 2. **Google `GCamera:BurstID`**: files with the same value; `GCamera:BurstPrimary` marks the cover.
+/// 3. **File names** (same folder):
+///    - old Pixel / Google Camera: `00001IMG_00001_BURST20190512151327453[_COVER].jpg` — the digits after
+///      `BURST` (the burst's start time) are the key, the leading number is the frame;
+///    - Huawei / Honor / Xiaomi / newer Samsung and the like: `<stem>_BURST<1–3 digits>[_COVER].<ext>`
+///      (`IMG_20180101_120000_BURST001_COVER.jpg`, `20190310_151220_Burst01.jpg`) — the stem is the key;
+///    - in both, a `COVER` frame is the camera's own pick and becomes the representative;
+///    - old Samsung `YYYYMMDD_HHMMSS_NNN.jpg`: **ambiguous**, because Samsung also uses a numeric suffix
+///      for several photos saved in the same second. Accepted only when at least
+///      `minimumFramesForAmbiguousNames` (3) files in one folder share the `YYYYMMDD_HHMMSS` stem and the
+///      same make/model; two such files are left to the time rule.
+/// 4. **Time rule** for files with none of the above: at least `minimumFramesForTimeRule` (3) frames from
+///    one camera (same make and model, at least one of them known) whose consecutive capture times are at
+///    most `maximumTimeRuleGap` (0.5 s) apart. A camera writing whole seconds only gives gaps of 0 or ≥ 1 s,
+///    so only frames sharing one second are grouped then.
+///
+/// Sets of one frame are not bursts (there is nothing to stack); such a frame keeps no burst identifier.
+///
+/// **Representative** (`representsBurst`): the Google `BurstPrimary` or file-name `COVER` frame when there
+/// is one (the camera's pick, `autoPick`); else, only with `userPickBecomesRepresentative`, the first frame
+/// the user picked; else the **first frame in shot order**, marked `autoPick`. Apple's camera picks its key
+/// frame by image analysis we cannot repeat; Photos' database for the corpus burst (IMG_0658/0664/0667/0675,
+/// ZAVALANCHEPICKTYPE 20 = key + default pick on IMG_0658, the earliest frame; 8 = user pick on IMG_0667)
+/// shows the key frame staying the default pick even though the user picked another frame, so by default a
+/// user pick adds `userPick` to that frame and does not move the representative.
+public enum BurstGrouper {
+    public struct Options: Sendable, Equatable {
+        public var minimumFramesForTimeRule = 3
+        public var maximumTimeRuleGap = 0.5
+        public var minimumFramesForAmbiguousNames = 3
+        public var userPickBecomesRepresentative = false
+        public init() {}
+    }
+
+    public static func group(_ items: [BurstCandidate], options: Options = Options()) -> [BurstSet] {
+        var claimed = Set<String>()
+        var sets: [BurstSet] = []
+        let items = items.sorted { $0.id < $1.id }
+
+        // 1 and 2: identifiers written in the file.
+        for (source, key) in [(BurstSet.Source.appleBurstUUID, \BurstCandidate.appleBurstUUID),
+                              (.googleBurstID, \BurstCandidate.googleBurstID)] {
+            var groups: [String: [BurstCandidate]] = [:]
+            for c in items where !claimed.contains(c.id) {
+                if let v = c[keyPath: key], !v.isEmpty { groups[v, default: []].append(c) }
+            }
+            for (value, frames) in groups.sorted(by: { $0.key < $1.key }) where frames.count >= 2 {
+                let tag = source == .appleBurstUUID ? "Apple MakerNote BurstUUID" : "XMP GCamera:BurstID"
+                sets.append(make(frames, identifier: value, source: source,
+                                 why: "\(frames.count) files share \(tag) = \(value)", options: options))
+                frames.forEach { claimed.insert($0.id) }
+            }
+        }
+
+        // 3: file names.
+        var named: [String: (frames: [BurstCandidate], pattern: NamePattern)] = [:]
+        for c in items where !claimed.contains(c.id) {
+            guard let m = NamePattern.match(c.filename) else { continue }
+            let key = directory(of: c.id) + "|" + m.pattern.rawValue + "|" + m.key
+            named[key, default: ([], m.pattern)].frames.append(c)
+        }
+        for (key, g) in named.sorted(by: { $0.key < $1.key }) {
+            var frames = g.frames
+            if g.pattern == .samsungNumbered {
+                let cameras = Set(frames.map { cameraKey($0) })
+                guard frames.count >= options.minimumFramesForAmbiguousNames, cameras.count == 1 else { continue }
+            } else if frames.count < 2 {
+                continue
+            }
+            frames.sort(by: shotOrder)
+            let covers = frames.filter { NamePattern.isCover($0.filename) }
+            let why = "\(frames.count) files in one folder named like a \(g.pattern.description) burst (key \(key.split(separator: "|").last ?? ""))"
+                + (g.pattern == .samsungNumbered ? "; accepted because ≥ \(options.minimumFramesForAmbiguousNames) frames share the second and the camera" : "")
+            sets.append(make(frames, identifier: StableIdentifier.uuid("burst:name:" + key), source: .fileName,
+                             why: why, cover: covers.first?.id, options: options))
+            frames.forEach { claimed.insert($0.id) }
+        }
+
+        // 4: time rule, per camera.
+        var byCamera: [String: [(BurstCandidate, Double)]] = [:]
+        for c in items where !claimed.contains(c.id) && (c.make != nil || c.model != nil) {
+            guard let d = c.creationDate, let t = CivilDate.seconds(d) else { continue }
+            byCamera[cameraKey(c), default: []].append((c, t))
+        }
+        for (camera, list) in byCamera.sorted(by: { $0.key < $1.key }) {
+            let sorted = list.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.filename < $1.0.filename }
+            var run: [(BurstCandidate, Double)] = []
+            func flush() {
+                defer { run = [] }
+                guard run.count >= options.minimumFramesForTimeRule else { return }
+                let maxGap = zip(run.dropFirst(), run).map { $0.1 - $1.1 }.max() ?? 0
+                let frames = run.map(\.0)
+                let why = "\(frames.count) frames from \(camera) with consecutive capture times ≤ \(fmt(options.maximumTimeRuleGap)) s apart (largest gap \(fmt(maxGap)) s), no burst id or burst file name"
+                sets.append(make(frames, identifier: StableIdentifier.uuid("burst:time:" + frames[0].id),
+                                 source: .timeRule, why: why, options: options))
+            }
+            for e in sorted {
+                if let last = run.last, e.1 - last.1 > options.maximumTimeRuleGap { flush() }
+                run.append(e)
+            }
+            flush()
+        }
+        return sets.sorted { $0.members[0] < $1.members[0] }
+    }
+
+    /// Sets `burstIdentifier`, `representsBurst` and `burstSelectionTypes` on the assets the sets name.
+    /// Assets in no set lose a stale burst identifier only if `clearOthers`.
+    public static func apply(_ sets: [BurstSet], to assets: [Asset], clearOthers: Bool = false) -> [Asset] {
+        var byMember: [String: BurstSet] = [:]
+        for s in sets { for m in s.members { byMember[m] = s } }
+        return assets.map { a in
+            var a = a
+            if let s = byMember[a.id] {
+                a.burstIdentifier = s.identifier
+                a.representsBurst = s.representative == a.id
+                a.burstSelectionTypes = s.selectionTypes[a.id] ?? []
+                a.reasons.append(Reason("burst", s.reasons.map(\.evidence).joined(separator: "; ")))
+            } else if clearOthers {
+                a.burstIdentifier = nil
+                a.representsBurst = false
+                a.burstSelectionTypes = []
+            }
+            return a
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func make(
+        _ frames: [BurstCandidate], identifier: String, source: BurstSet.Source, why: String, cover: String? = nil,
+        options: Options
+    ) -> BurstSet {
+        let frames = frames.sorted(by: shotOrder)
+        var reasons = [Reason("burst", why)]
+        var types: [String: BurstSelectionTypes] = [:]
+        for f in frames where f.userPicked { types[f.id, default: []].insert(.userPick) }
+        let rep: String
+        if let p = frames.first(where: \.googleBurstPrimary) {
+            rep = p.id
+            types[rep, default: []].insert(.autoPick)
+            reasons.append(Reason("representsBurst", "\(p.filename): XMP GCamera:BurstPrimary (the camera's cover)"))
+        } else if let c = cover {
+            rep = c
+            types[rep, default: []].insert(.autoPick)
+            reasons.append(Reason("representsBurst", "\(frames.first { $0.id == c }?.filename ?? c): COVER in the file name (the camera's cover)"))
+        } else if options.userPickBecomesRepresentative, let u = frames.first(where: \.userPicked) {
+            rep = u.id
+            reasons.append(Reason("representsBurst", "\(u.filename): first frame the user picked"))
+        } else {
+            rep = frames[0].id
+            types[rep, default: []].insert(.autoPick)
+            reasons.append(Reason("representsBurst", "\(frames[0].filename): first frame in shot order (our auto pick; Apple's key frame in the corpus burst is its earliest)"))
+        }
+        let picked = frames.filter(\.userPicked).map(\.filename)
+        if !picked.isEmpty { reasons.append(Reason("burstSelectionTypes", "userPick on \(picked.joined(separator: ", ")) (sidecar or Takeout)")) }
+        return BurstSet(identifier: identifier, source: source, members: frames.map(\.id), representative: rep,
+                        selectionTypes: types, reasons: reasons)
+    }
+
+    static func shotOrder(_ a: BurstCandidate, _ b: BurstCandidate) -> Bool {
+        let ta = a.creationDate.flatMap(CivilDate.seconds), tb = b.creationDate.flatMap(CivilDate.seconds)
+        if let ta, let tb, ta != tb { return ta < tb }
+        if (ta == nil) != (tb == nil) { return ta != nil }
+        return a.filename != b.filename ? a.filename < b.filename : a.id < b.id
+    }
+
+    static func cameraKey(_ c: BurstCandidate) -> String { "\(c.make ?? "?") \(c.model ?? "?")" }
+
+    static func directory(of id: String) -> String {
+        guard let i = id.lastIndex(of: "/") else { return "" }
+        return String(id[..<i])
+    }
+
+    static func fmt(_ x: Double) -> String {
+        let r = (x * 1000).rounded() / 1000
+        return String(r)
+    }
+}
+
+/// Vendor burst file names.
+enum NamePattern: String, Sendable {
+    case pixel, vendorBurst, samsungNumbered
+
+    var description: String {
+        switch self {
+        case .pixel: return "Pixel (…IMG_…_BURST<time>[_COVER])"
+        case .vendorBurst: return "vendor (<stem>_BURST<n>[_COVER])"
+        case .samsungNumbered: return "Samsung (YYYYMMDD_HHMMSS_NNN)"
+        }
+    }
+
+    static func stem(_ name: String) -> String {
+        guard let dot = name.firstIndex(of: ".") else { return name }
+        return String(name[..<dot])
+    }
+
+    static func isCover(_ name: String) -> Bool { name.uppercased().contains("COVER") }
+
+    /// The pattern and the key shared by every frame of one burst.
+    static func match(_ filename: String) -> (pattern: NamePattern, key: String)? {
+        let s = stem(filename)
+        let u = s.uppercased()
+        if let m = u.wholeMatch(of: /\d{5}IMG_\d{5}_BURST(\d{14,17})(?:_COVER)?/) {
+            return (.pixel, String(m.1))
+        }
+        if let m = u.wholeMatch(of: /(.+?)_BURST\d{1,3}(?:_COVER)?/) {
+            return (.vendorBurst, String(m.1))
+        }
+        if let m = u.wholeMatch(of: /(\d{8}_\d{6})_\d{3}/) {
+            return (.samsungNumbered, String(m.1))
+        }
+        return nil
+    }
+}
+
+/// PhotoKit's default fetch shows one asset per burst (the representative); `includeAllBurstAssets` shows all.
+public enum BurstVisibility {
+    public static func isVisible(_ asset: Asset, includeAllBurstAssets: Bool = false) -> Bool {
+        includeAllBurstAssets || asset.burstIdentifier == nil || asset.representsBurst
+    }
+
+    public static func filter(_ assets: [Asset], includeAllBurstAssets: Bool = false) -> [Asset] {
+        assets.filter { isVisible($0, includeAllBurstAssets: includeAllBurstAssets) }
+    }
+}

@@ -1,0 +1,330 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PhotoModel
+
+/// One asset as the moment segmenter sees it.
+public struct MomentItem: Sendable, Equatable, Hashable {
+    public var id: String
+    /// Capture time, UTC seconds since 1970.
+    public var instant: Double
+    /// The local calendar day where it was taken, `YYYY-MM-DD`.
+    public var localDate: String
+    public var latitude: Double?
+    public var longitude: Double?
+
+    public init(id: String, instant: Double, localDate: String, latitude: Double? = nil, longitude: Double? = nil) {
+        self.id = id
+        self.instant = instant
+        self.localDate = localDate
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    var coordinate: Coordinate? {
+        guard let latitude, let longitude else { return nil }
+        return Coordinate(latitude: latitude, longitude: longitude)
+    }
+}
+
+/// A moment from an earlier run: its identifier and members, so that identifiers survive re-ingest.
+public struct PreviousMoment: Sendable, Equatable {
+    public var localIdentifier: String
+    public var members: [String]
+    public init(localIdentifier: String, members: [String]) {
+        self.localIdentifier = localIdentifier
+        self.members = members
+    }
+}
+
+public struct Coordinate: Sendable, Equatable, Hashable {
+    public var latitude: Double
+    public var longitude: Double
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// Great-circle distance in kilometres (haversine, mean Earth radius 6371.0088 km).
+    public func distanceKm(to o: Coordinate) -> Double {
+        let r = Double.pi / 180
+        let dLat = (o.latitude - latitude) * r, dLon = (o.longitude - longitude) * r
+        let a = sin(dLat / 2) * sin(dLat / 2) + cos(latitude * r) * cos(o.latitude * r) * sin(dLon / 2) * sin(dLon / 2)
+        return 2 * 6371.0088 * asin(min(1, sqrt(a)))
+    }
+
+    /// The centre of several points (mean of unit vectors, so it is right across the antimeridian).
+    static func mean(_ points: [Coordinate]) -> Coordinate? {
+        guard !points.isEmpty else { return nil }
+        let r = Double.pi / 180
+        var x = 0.0, y = 0.0, z = 0.0
+        for p in points {
+            x += cos(p.latitude * r) * cos(p.longitude * r)
+            y += cos(p.latitude * r) * sin(p.longitude * r)
+            z += sin(p.latitude * r)
+        }
+        let h = sqrt(x * x + y * y)
+        guard h > 1e-12 || abs(z) > 1e-12 else { return points[0] }
+        return Coordinate(latitude: atan2(z, h) / r, longitude: atan2(y, x) / r)
+    }
+}
+
+/// A named place for titles, from a small offline table the caller supplies (none is built in).
+public struct Place: Sendable, Equatable {
+    public var name: String
+    public var center: Coordinate
+    public var radiusKm: Double
+    public init(name: String, latitude: Double, longitude: Double, radiusKm: Double) {
+        self.name = name
+        self.center = Coordinate(latitude: latitude, longitude: longitude)
+        self.radiusKm = radiusKm
+    }
+
+    /// The nearest place whose radius covers `c`.
+    static func name(for c: Coordinate?, in places: [Place]) -> String? {
+        guard let c else { return nil }
+        return places.map { ($0, $0.center.distanceKm(to: c)) }.filter { $0.1 <= $0.0.radiusKm }
+            .min { $0.1 < $1.1 }?.0.name
+    }
+}
+
+/// A moment (`PHAssetCollection` of type `.moment`).
+public struct Moment: Sendable, Equatable {
+    /// `UUID/L0/040`.
+    public var localIdentifier: String
+    /// Member ids in time order.
+    public var members: [String]
+    public var startInstant: Double
+    public var endInstant: Double
+    public var startLocalDate: String
+    public var endLocalDate: String
+    /// Mean of the members' GPS positions, nil when none has one.
+    public var approximateLocation: Coordinate?
+    /// A place name when one is known, else the local date (`22 November 2026`).
+    public var title: String
+    /// Why this moment starts where it does, and where its identifier came from.
+    public var reasons: [Reason]
+}
+
+/// A moment list: a cluster of nearby moments or a year.
+public struct MomentList: Sendable, Equatable {
+    /// `UUID/L0/010`.
+    public var localIdentifier: String
+    public var subtype: CollectionListSubtype
+    public var title: String
+    /// Moment identifiers in time order.
+    public var moments: [String]
+    public var startInstant: Double
+    public var endInstant: Double
+    public var reasons: [Reason]
+}
+
+public struct MomentResult: Sendable, Equatable {
+    public var moments: [Moment]
+    /// `momentListCluster` lists.
+    public var clusters: [MomentList]
+    /// `momentListYear` lists.
+    public var years: [MomentList]
+}
+
+/// Splits a time-ordered library into moments, and moments into clusters and years.
+///
+/// Apple publishes no rule (reference §8), so this follows PhotoTOC (Platt et al. 2003) plus place and day:
+/// - **Adaptive time gap.** For the gap gᵢ between consecutive items, with the mean m of log(max(g, 1 s))
+///   over the gaps within ±`windowRadius` (10) of it, the gap itself included, a new moment starts when
+///   log gᵢ > m + K. K = log 17 ≈ 2.83 (the value cited for PhotoTOC): with the gap inside its own window
+///   of 21, that is a gap about 20× the local geometric-mean gap. Two guards keep it sensible:
+///   a gap below `minimumSplitGap` (10 min) never splits on time alone (a pause inside a shoot is not a
+///   new event), and a gap of at least `alwaysSplitGap` (12 h) always splits (a sparse stretch whose
+///   window holds few gaps can otherwise hide a long one).
+/// - **Place.** A jump of more than `locationJumpKm` (50 km) between an item and the last item of the
+///   current moment that has GPS (items without GPS are skipped over) starts a new moment: no single
+///   "place" of a moment spans more than a drive across a city.
+/// - **Local calendar day** (on by default): a new local date starts a new moment.
+/// - A gap under `burstGap` (1 s) never splits, whatever the rules above say: a burst stays whole.
+///
+/// Identifiers: with `previous`, each new moment takes the identifier of the previous moment it shares
+/// the most members with (pairs taken largest overlap first, each previous identifier used once);
+/// others get `StableIdentifier.collection("moment:" + first member id)` (de-duplicated if needed).
+/// Clusters: consecutive moments at most `clusterMaxGap` (3 days) apart whose locations, when both are
+/// known, are within `clusterMaxDistanceKm` (100 km). Years: by the first moment's local date.
+public enum MomentSegmenter {
+    public struct Options: Sendable, Equatable {
+        public var windowRadius = 10
+        public var k = log(17.0)
+        public var minimumSplitGap = 600.0
+        public var alwaysSplitGap = 12 * 3600.0
+        public var locationJumpKm = 50.0
+        public var splitOnLocalDayChange = true
+        public var burstGap = 1.0
+        public var clusterMaxGap = 3 * 86400.0
+        public var clusterMaxDistanceKm = 100.0
+        /// Offline place names for titles; empty by default.
+        public var places: [Place] = []
+        public init() {}
+    }
+
+    public static func segment(_ items: [MomentItem], previous: [PreviousMoment] = [], options: Options = Options()) -> MomentResult {
+        let items = items.sorted { $0.instant != $1.instant ? $0.instant < $1.instant : $0.id < $1.id }
+        guard !items.isEmpty else { return MomentResult(moments: [], clusters: [], years: []) }
+
+        // Boundaries: starts[i] = reasons item i starts a new moment (item 0 always does).
+        let gaps = zip(items.dropFirst(), items).map { $0.instant - $1.instant }
+        let logs = gaps.map { log(max($0, 1)) }
+        var prefix = [0.0]
+        for l in logs { prefix.append(prefix.last! + l) }
+        var groups: [(range: Range<Int>, reasons: [Reason])] = []
+        var start = 0
+        var startReasons = [Reason("moment", "first item in time order")]
+        var lastGPS = items[0].coordinate
+        for i in 1..<items.count {
+            let gap = gaps[i - 1], prev = items[i - 1], cur = items[i]
+            var why: [Reason] = []
+            if gap >= options.burstGap {
+                let lo = max(0, i - 1 - options.windowRadius), hi = min(gaps.count - 1, i - 1 + options.windowRadius)
+                let mean = (prefix[hi + 1] - prefix[lo]) / Double(hi - lo + 1)
+                if gap >= options.alwaysSplitGap {
+                    why.append(Reason("moment.timeGap", "gap \(fmt(gap)) s ≥ \(fmt(options.alwaysSplitGap)) s"))
+                } else if gap >= options.minimumSplitGap && logs[i - 1] > mean + options.k {
+                    why.append(Reason("moment.timeGap",
+                        "gap \(fmt(gap)) s: log gap \(fmt(logs[i - 1])) > mean log gap \(fmt(mean)) over \(hi - lo + 1) gaps + K \(fmt(options.k))"))
+                }
+                if let a = lastGPS, let b = cur.coordinate {
+                    let d = a.distanceKm(to: b)
+                    if d > options.locationJumpKm {
+                        why.append(Reason("moment.location", "moved \(fmt(d)) km > \(fmt(options.locationJumpKm)) km since the last item with GPS"))
+                    }
+                }
+                if options.splitOnLocalDayChange && cur.localDate != prev.localDate {
+                    why.append(Reason("moment.day", "local date \(prev.localDate) → \(cur.localDate)"))
+                }
+            }
+            if !why.isEmpty {
+                groups.append((start..<i, startReasons))
+                start = i
+                startReasons = why
+                lastGPS = nil
+            }
+            if let c = cur.coordinate { lastGPS = c }
+        }
+        groups.append((start..<items.count, startReasons))
+
+        // Moments without identifiers yet.
+        var moments: [Moment] = groups.map { g in
+            let members = items[g.range]
+            let loc = Coordinate.mean(members.compactMap(\.coordinate))
+            let first = members.first!, last = members.last!
+            let title = Place.name(for: loc, in: options.places) ?? CivilDate.rangeTitle(first.localDate, last.localDate)
+            return Moment(localIdentifier: "", members: members.map(\.id), startInstant: first.instant,
+                          endInstant: last.instant, startLocalDate: first.localDate, endLocalDate: last.localDate,
+                          approximateLocation: loc, title: title, reasons: g.reasons)
+        }
+        assignIdentifiers(&moments, previous: previous)
+        return MomentResult(moments: moments, clusters: clusters(moments, options), years: years(moments))
+    }
+
+    static func assignIdentifiers(_ moments: inout [Moment], previous: [PreviousMoment]) {
+        var owner: [String: Int] = [:]  // member id -> previous index
+        for (p, pm) in previous.enumerated() { for m in pm.members { owner[m] = p } }
+        var pairs: [(overlap: Int, moment: Int, prev: Int)] = []
+        for (i, m) in moments.enumerated() {
+            var counts: [Int: Int] = [:]
+            for id in m.members { if let p = owner[id] { counts[p, default: 0] += 1 } }
+            for (p, c) in counts { pairs.append((c, i, p)) }
+        }
+        pairs.sort { a, b in
+            if a.overlap != b.overlap { return a.overlap > b.overlap }
+            if a.moment != b.moment { return a.moment < b.moment }
+            return previous[a.prev].localIdentifier < previous[b.prev].localIdentifier
+        }
+        var usedPrev = Set<Int>()
+        var used = Set<String>()
+        for pair in pairs where moments[pair.moment].localIdentifier.isEmpty && !usedPrev.contains(pair.prev) {
+            let id = previous[pair.prev].localIdentifier
+            guard !used.contains(id) else { continue }
+            usedPrev.insert(pair.prev)
+            used.insert(id)
+            moments[pair.moment].localIdentifier = id
+            moments[pair.moment].reasons.append(Reason("localIdentifier",
+                "kept from the previous moment sharing \(pair.overlap) of its \(previous[pair.prev].members.count) members"))
+        }
+        // Identifiers of previous moments that were not reused stay reserved, so a derived one never collides.
+        for p in previous { used.insert(p.localIdentifier) }
+        for i in moments.indices where moments[i].localIdentifier.isEmpty {
+            var seed = "moment:" + moments[i].members[0]
+            var n = 1
+            while used.contains(StableIdentifier.collection(seed)) { n += 1; seed = "moment:" + moments[i].members[0] + "#\(n)" }
+            let id = StableIdentifier.collection(seed)
+            used.insert(id)
+            moments[i].localIdentifier = id
+            moments[i].reasons.append(Reason("localIdentifier", "derived from \(seed)"))
+        }
+    }
+
+    static func clusters(_ moments: [Moment], _ options: Options) -> [MomentList] {
+        var out: [MomentList] = []
+        var current: [Moment] = []
+        var why: [Reason] = []
+        func flush() {
+            guard let first = current.first, let last = current.last else { return }
+            let loc = Coordinate.mean(current.compactMap(\.approximateLocation))
+            let title = Place.name(for: loc, in: options.places)
+                ?? CivilDate.rangeTitle(first.startLocalDate, last.endLocalDate)
+            out.append(MomentList(
+                localIdentifier: StableIdentifier.collectionList("cluster:" + first.localIdentifier),
+                subtype: .momentListCluster, title: title, moments: current.map(\.localIdentifier),
+                startInstant: first.startInstant, endInstant: last.endInstant,
+                reasons: why + [Reason("momentListCluster", "\(current.count) moments, each ≤ \(fmt(options.clusterMaxGap / 86400)) days and ≤ \(fmt(options.clusterMaxDistanceKm)) km from the one before")]))
+        }
+        for m in moments {
+            if let last = current.last {
+                let gap = m.startInstant - last.endInstant
+                let dist = last.approximateLocation.flatMap { a in m.approximateLocation.map { a.distanceKm(to: $0) } }
+                var split: [Reason] = []
+                if gap > options.clusterMaxGap { split.append(Reason("momentListCluster", "\(fmt(gap / 86400)) days after the previous moment")) }
+                if let d = dist, d > options.clusterMaxDistanceKm { split.append(Reason("momentListCluster", "\(fmt(d)) km from the previous moment")) }
+                if !split.isEmpty {
+                    flush()
+                    current = []
+                    why = split
+                }
+            }
+            current.append(m)
+        }
+        flush()
+        return out
+    }
+
+    static func years(_ moments: [Moment]) -> [MomentList] {
+        var order: [String] = []
+        var byYear: [String: [Moment]] = [:]
+        for m in moments {
+            let y = String(m.startLocalDate.prefix(4))
+            if byYear[y] == nil { order.append(y) }
+            byYear[y, default: []].append(m)
+        }
+        return order.map { y in
+            let ms = byYear[y]!
+            return MomentList(localIdentifier: StableIdentifier.collectionList("year:" + y), subtype: .momentListYear,
+                              title: y, moments: ms.map(\.localIdentifier), startInstant: ms.first!.startInstant,
+                              endInstant: ms.last!.endInstant, reasons: [Reason("momentListYear", "moments starting in local year \(y)")])
+        }
+    }
+
+    static func fmt(_ x: Double) -> String {
+        let r = (x * 100).rounded() / 100
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+}
+
+extension MomentItem {
+    /// From an asset with a creation date (assets without one belong to no moment). Without a time zone
+    /// the wall-clock time is read as UTC: order within one camera stays right, cross-zone order may not.
+    public init?(asset: Asset) {
+        guard let d = asset.creationDate, let t = CivilDate.seconds(d) else { return nil }
+        self.init(id: asset.id, instant: t, localDate: String(d.local.prefix(10)),
+                  latitude: asset.location?.latitude, longitude: asset.location?.longitude)
+    }
+}

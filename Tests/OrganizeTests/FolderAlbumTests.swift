@@ -1,0 +1,52 @@
+import PhotoModel
+import Testing
+
+@testable import Organize
+
+@Suite struct FolderAlbumTests {
+    static let paths = [
+        "loose.jpg",
+        "2016/Chicago/IMG_1.jpg", "2016/Chicago/IMG_2.jpg",
+        "2016/Tokyo/Day 1/a.heic", "2016/Tokyo/Day 2/b.heic", "2016/Tokyo/cover.jpg",
+        "Scans/s1.png",
+    ]
+
+    @Test func leafAlbums() {
+        let (albums, folders) = FolderAlbums.build(paths: Self.paths)
+        print(albums.map { "\($0.title) [\($0.directory)] \($0.members.count)" }, folders.map(\.directory))
+        #expect(albums.map(\.directory) == ["2016/Chicago", "2016/Tokyo", "2016/Tokyo/Day 1", "2016/Tokyo/Day 2", "Scans"])
+        #expect(albums.map(\.title) == ["Chicago", "Tokyo", "Day 1", "Day 2", "Scans"])
+        #expect(folders.map(\.directory) == ["2016", "2016/Tokyo"])
+        let f2016 = folders[0], tokyo = folders[1]
+        #expect(f2016.parentFolder == nil)
+        #expect(tokyo.parentFolder == f2016.localIdentifier)
+        #expect(albums[0].parentFolder == f2016.localIdentifier)
+        #expect(albums[4].parentFolder == nil)
+        // 2016/Tokyo holds a file and subdirectories: a folder with an album of its own files inside.
+        #expect(albums[1].parentFolder == tokyo.localIdentifier)
+        #expect(albums[1].members == ["2016/Tokyo/cover.jpg"])
+        #expect(tokyo.children == [albums[1].localIdentifier, albums[2].localIdentifier, albums[3].localIdentifier])
+        #expect(f2016.children == [albums[0].localIdentifier, tokyo.localIdentifier])
+        #expect(albums.allSatisfy { $0.localIdentifier.hasSuffix("/L0/040") && $0.subtype == .albumRegular })
+        #expect(folders.allSatisfy { $0.localIdentifier.hasSuffix("/L0/010") && $0.subtype == .regularFolder })
+        // Deterministic from the paths.
+        #expect(FolderAlbums.build(paths: Self.paths.reversed()).albums == albums)
+        #expect(FolderAlbums.build(paths: Self.paths, mode: .none).albums.isEmpty)
+    }
+
+    @Test func takeout() {
+        let paths = [
+            "Takeout/Google Photos/Photos from 2014/IMG_1.jpg", "Takeout/Google Photos/Trip to Rome_/IMG_2.jpg",
+            "Takeout/Google Photos/Trip to Rome_/IMG_3.jpg",
+        ]
+        let titles = ["Takeout/Google Photos/Trip to Rome_": "Trip to Rome?"]
+        let (albums, folders) = FolderAlbums.build(paths: paths, takeoutTitles: titles)
+        #expect(albums.map(\.title) == ["Trip to Rome?"])
+        #expect(albums[0].members.count == 2)
+        #expect(albums[0].reasons[0].evidence.contains("metadata.json"))
+        #expect(folders.map(\.directory) == ["Takeout", "Takeout/Google Photos"])
+        let flat = FolderAlbums.build(paths: paths, mode: .none, takeoutTitles: titles)
+        #expect(flat.albums.map(\.title) == ["Trip to Rome?"])
+        #expect(flat.albums[0].parentFolder == nil && flat.folders.isEmpty)
+    }
+}
