@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "MediaProbe", "Classify", "Assemble", "PhotoModel", "Catalog",
+                "MediaProbe", "Classify", "Assemble", "PhotoModel", "Catalog", "Organize",
                 .product(name: "Yams", package: "Yams"),
             ]),
 

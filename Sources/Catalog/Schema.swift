@@ -189,6 +189,11 @@ enum Schema {
         m.registerMigration("v2: file.asset_id index") { db in
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS file_asset ON file(asset_id)")
         }
+        m.registerMigration("v3: collection list children") { db in
+            // Child collection/list local identifiers, one per line (moment clusters and years, folders).
+            try db.execute(sql: "ALTER TABLE collection_list ADD COLUMN children TEXT NOT NULL DEFAULT ''")
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS collection_type ON collection(type, subtype)")
+        }
         return m
     }
 }

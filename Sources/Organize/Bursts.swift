@@ -18,6 +18,9 @@ public struct BurstCandidate: Sendable, Equatable, Hashable {
     public var googleBurstPrimary: Bool
     /// A sidecar or Takeout says the user picked this frame.
     public var userPicked: Bool
+    /// The folder the file is in: the time rule groups frames of one folder only (a camera writes a burst
+    /// into one folder; identical copies in other folders are not frames).
+    public var folder: String = ""
 
     public init(
         id: String, filename: String? = nil, creationDate: AssetDate? = nil, make: String? = nil,
@@ -151,7 +154,7 @@ public enum BurstGrouper {
         var byCamera: [String: [(BurstCandidate, Double)]] = [:]
         for c in items where !claimed.contains(c.id) && (c.make != nil || c.model != nil) {
             guard let d = c.creationDate, let t = CivilDate.seconds(d) else { continue }
-            byCamera[cameraKey(c), default: []].append((c, t))
+            byCamera[cameraKey(c) + (c.folder.isEmpty ? "" : " in " + c.folder), default: []].append((c, t))
         }
         for (camera, list) in byCamera.sorted(by: { $0.key < $1.key }) {
             let sorted = list.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.filename < $1.0.filename }

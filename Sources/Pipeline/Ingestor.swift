@@ -17,6 +17,8 @@ public struct IngestOptions: Sendable {
     public var probeOptions = ProbeOptions()
     /// Count files first so progress can show a total and an ETA.
     public var countFirst = false
+    /// Run the organize stage (bursts, moments, albums, smart albums) after the commit.
+    public var organize = true
 
     public init(roots: [String], concurrency: Int) {
         self.roots = roots
@@ -50,6 +52,7 @@ public struct IngestSummary: Sendable {
     public var counts: [(String, Int)] = []
     public var errorRows: [ErrorInput] = []
     public var currentToken = ""
+    public var organized: Organizer.Summary?
 
     public var filesPerSecond: Double { elapsed > 0 ? Double(filesSeen) / elapsed : 0 }
 }
@@ -177,10 +180,17 @@ public final class Ingestor: Sendable {
             }
         }
         summary.elapsed = Date().timeIntervalSince(start)
-        let records = try catalog.finishRun(
+        let records0 = try catalog.finishRun(
             runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors, elapsed: summary.elapsed,
             prune: options.prune, historyRetentionDays: options.historyRetentionDays)
-        summary.deleted += records.count
+        summary.deleted += records0.count
+        // Organize when something changed (or nothing was organized yet): bursts, moments, albums, smart albums.
+        let neverOrganized = try catalog.collectionCount(type: .smartAlbum) == 0
+        if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized) {
+            let o = try Organizer.run(catalog, runID: runID)
+            summary.organized = o
+        }
+        summary.elapsed = Date().timeIntervalSince(start)
         summary.counts = try catalog.summaryCounts()
         summary.currentToken = try catalog.currentToken()
         return summary

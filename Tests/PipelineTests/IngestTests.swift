@@ -93,7 +93,7 @@ import TestSupport
         let t1 = try catalog.currentToken()
         let third = try await Self.ingest([tree.path], catalog)
         #expect(third.filesProbed == 3, "only the modified, renamed and added files are probed")
-        let records = try catalog.changes(since: t1)
+        let records = try catalog.changes(since: t1, objectType: "asset")
         let summary = records.map { "\($0.changeType) \($0.localIdentifier)" }.sorted()
         let after = try catalog.allAssets(includeTrashed: true)
         func lid(_ id: String) -> String? { after.first { $0.asset.id == id }?.localIdentifier }
@@ -151,7 +151,7 @@ extension IngestTests {
         try FileManager.default.copyItem(at: corpus.appendingPathComponent("exiftool-t-images/GPS.jpg"), to: tree.appendingPathComponent("new.jpg"))
         let one = try await Self.ingest([tree.appendingPathComponent("new.jpg").path], catalog)
         #expect(one.filesProbed == 1)
-        let records = try catalog.changes(since: t)
+        let records = try catalog.changes(since: t, objectType: "asset")
         #expect(records.map(\.changeType) == ["inserted"], "only the new file; nothing else in the folder vanished: \(records)")
         #expect(try catalog.allAssets().count == 9)
     }

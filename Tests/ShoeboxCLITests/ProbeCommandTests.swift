@@ -141,7 +141,7 @@ import TestSupport
         let none = try ProbeCommandTests.shoebox(["changes", "--catalog", catalog, "--since", token, "--format", "ndjson"])
         #expect(none.status == 0 && none.stdout.isEmpty)
 
-        let from0 = try ProbeCommandTests.shoebox(["changes", "--catalog", catalog, "--since", token.split(separator: ".").dropLast().joined(separator: ".") + ".0", "--format", "ndjson"])
+        let from0 = try ProbeCommandTests.shoebox(["changes", "--catalog", catalog, "--since", token.split(separator: ".").dropLast().joined(separator: ".") + ".0", "--type", "asset", "--format", "ndjson"])
         let records = from0.stdout.split(separator: "\n")
         #expect(records.count == 8)
         let lid = try #require((try JSONSerialization.jsonObject(with: Data(records[0].utf8)) as? [String: Any])?["localIdentifier"] as? String)

@@ -1,0 +1,296 @@
+import Foundation
+import GRDB
+import PhotoModel
+
+/// What the organize stage needs to know of each asset.
+public struct OrganizeRow: Sendable {
+    public var localIdentifier: String
+    public var root: String
+    public var primaryPath: String
+    public var filename: String
+    public var creationDate: AssetDate?
+    public var make: String?
+    public var model: String?
+    public var burstIdentifier: String?
+    public var representsBurst: Bool
+    public var burstSelectionTypes: UInt
+    public var latitude: Double?
+    public var longitude: Double?
+}
+
+/// A collection to store: a moment, an album or a smart album.
+public struct CollectionSpec: Sendable, Equatable {
+    public var localIdentifier: String
+    public var type: AssetCollectionType
+    public var subtype: AssetCollectionSubtype
+    public var title: String
+    public var startDate: String?
+    public var endDate: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    /// Smart albums: the predicate text (evaluated when read) and its arguments.
+    public var predicate: String?
+    public var members: [String]
+
+    public init(
+        localIdentifier: String, type: AssetCollectionType, subtype: AssetCollectionSubtype, title: String, startDate: String? = nil,
+        endDate: String? = nil, latitude: Double? = nil, longitude: Double? = nil, predicate: String? = nil, members: [String] = []
+    ) {
+        self.localIdentifier = localIdentifier
+        self.type = type
+        self.subtype = subtype
+        self.title = title
+        self.startDate = startDate
+        self.endDate = endDate
+        self.latitude = latitude
+        self.longitude = longitude
+        self.predicate = predicate
+        self.members = members
+    }
+}
+
+/// A collection list to store (moment clusters and years, folders) with its children's identifiers.
+public struct CollectionListSpec: Sendable, Equatable {
+    public var localIdentifier: String
+    public var type: CollectionListType
+    public var subtype: CollectionListSubtype
+    public var title: String
+    public var startDate: String?
+    public var endDate: String?
+    /// Child collections' or lists' local identifiers, in order.
+    public var children: [String]
+
+    public init(
+        localIdentifier: String, type: CollectionListType, subtype: CollectionListSubtype, title: String, startDate: String? = nil,
+        endDate: String? = nil, children: [String]
+    ) {
+        self.localIdentifier = localIdentifier
+        self.type = type
+        self.subtype = subtype
+        self.title = title
+        self.startDate = startDate
+        self.endDate = endDate
+        self.children = children
+    }
+}
+
+/// A stored collection with its count.
+public struct StoredCollection: Sendable, Equatable {
+    public var localIdentifier: String
+    public var type: Int
+    public var subtype: Int
+    public var title: String
+    public var startDate: String?
+    public var endDate: String?
+    public var count: Int
+    public var predicate: String?
+}
+
+extension Catalog {
+    /// Every live asset, in capture order, with what organizing needs.
+    public func organizeRows() throws(CatalogError) -> [OrganizeRow] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, burst_identifier,
+                        represents_burst, burst_selection_types, latitude, longitude
+                    FROM asset WHERE trashed_at IS NULL ORDER BY creation_date, id
+                    """
+            ).map { r in
+                OrganizeRow(
+                    localIdentifier: r["local_identifier"], root: r["root"], primaryPath: r["primary_path"], filename: r["filename"],
+                    creationDate: (r["creation_date"] as String?).map { AssetDate(local: $0, offsetSeconds: r["creation_offset"]) },
+                    make: r["make"], model: r["model"], burstIdentifier: r["burst_identifier"], representsBurst: r["represents_burst"],
+                    burstSelectionTypes: UInt(r["burst_selection_types"] as Int64), latitude: r["latitude"], longitude: r["longitude"])
+            }
+        }
+    }
+
+    /// Sets burst fields; records an `updated` change for each asset whose fields changed.
+    @discardableResult
+    public func applyBursts(_ updates: [(localIdentifier: String, burstIdentifier: String?, represents: Bool, selection: UInt)], runID: Int64?)
+        throws(CatalogError) -> [ChangeRecord]
+    {
+        try write { db in
+            var records: [ChangeRecord] = []
+            for u in updates {
+                guard let old = try Row.fetchOne(
+                    db, sql: "SELECT burst_identifier, represents_burst, burst_selection_types FROM asset WHERE local_identifier = ?",
+                    arguments: [u.localIdentifier])
+                else { continue }
+                var props: [String] = []
+                if (old["burst_identifier"] as String?) != u.burstIdentifier { props.append("burstIdentifier") }
+                if (old["represents_burst"] as Bool) != u.represents { props.append("representsBurst") }
+                if UInt(old["burst_selection_types"] as Int64) != u.selection { props.append("burstSelectionTypes") }
+                guard !props.isEmpty else { continue }
+                try db.execute(
+                    sql: "UPDATE asset SET burst_identifier = ?, represents_burst = ?, burst_selection_types = ? WHERE local_identifier = ?",
+                    arguments: [u.burstIdentifier, u.represents, Int64(u.selection), u.localIdentifier])
+                records.append(try Self.record(db, runID, "asset", u.localIdentifier, "updated", props))
+            }
+            return records
+        }
+    }
+
+    /// Replaces the stored collections of the given types with `collections` (matched by local identifier),
+    /// and the lists of the given list types with `lists`; records inserted/updated/deleted changes.
+    @discardableResult
+    public func storeCollections(
+        _ collections: [CollectionSpec], replacing types: Set<AssetCollectionType>, lists: [CollectionListSpec],
+        replacingLists listTypes: Set<CollectionListType>, runID: Int64?
+    ) throws(CatalogError) -> [ChangeRecord] {
+        try write { db in
+            var records: [ChangeRecord] = []
+            let typeList = types.map { String($0.rawValue) }.joined(separator: ",")
+            var existing: [String: Row] = [:]
+            if !types.isEmpty {
+                for r in try Row.fetchAll(db, sql: "SELECT * FROM collection WHERE transient = 0 AND type IN (\(typeList))") {
+                    existing[r["local_identifier"]] = r
+                }
+            }
+            var idByAsset: [String: Int64] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT id, local_identifier FROM asset") { idByAsset[r["local_identifier"]] = r["id"] }
+            var keep = Set<String>()
+            for c in collections {
+                keep.insert(c.localIdentifier)
+                let members = c.members.compactMap { idByAsset[$0] }
+                if let old = existing[c.localIdentifier] {
+                    let cid: Int64 = old["id"]
+                    var props: [String] = []
+                    if (old["title"] as String?) != c.title { props.append("localizedTitle") }
+                    if (old["start_date"] as String?) != c.startDate || (old["end_date"] as String?) != c.endDate { props.append("dates") }
+                    if (old["predicate"] as String?) != c.predicate { props.append("predicate") }
+                    let oldMembers = try Int64.fetchAll(db, sql: "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position", arguments: [cid])
+                    if oldMembers != members { props.append("assets") }
+                    if props.isEmpty { continue }
+                    try db.execute(
+                        sql: "UPDATE collection SET title = ?, start_date = ?, end_date = ?, latitude = ?, longitude = ?, predicate = ?, subtype = ? WHERE id = ?",
+                        arguments: [c.title, c.startDate, c.endDate, c.latitude, c.longitude, c.predicate, c.subtype.rawValue, cid])
+                    if props.contains("assets") { try Self.setMembers(db, cid, members) }
+                    records.append(try Self.record(db, runID, "assetCollection", c.localIdentifier, "updated", props))
+                } else {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO collection(local_identifier, type, subtype, title, start_date, end_date, latitude, longitude, predicate)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [c.localIdentifier, c.type.rawValue, c.subtype.rawValue, c.title, c.startDate, c.endDate, c.latitude, c.longitude, c.predicate])
+                    try Self.setMembers(db, db.lastInsertedRowID, members)
+                    records.append(try Self.record(db, runID, "assetCollection", c.localIdentifier, "inserted", []))
+                }
+            }
+            for (lid, r) in existing where !keep.contains(lid) {
+                try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [r["id"] as Int64])
+                records.append(try Self.record(db, runID, "assetCollection", lid, "deleted", []))
+            }
+            // Lists.
+            if !listTypes.isEmpty {
+                let lt = listTypes.map { String($0.rawValue) }.joined(separator: ",")
+                var oldLists: [String: Row] = [:]
+                for r in try Row.fetchAll(db, sql: "SELECT * FROM collection_list WHERE type IN (\(lt))") { oldLists[r["local_identifier"]] = r }
+                var keepLists = Set<String>()
+                for l in lists {
+                    keepLists.insert(l.localIdentifier)
+                    let children = l.children.joined(separator: "\n")
+                    if let old = oldLists[l.localIdentifier] {
+                        var props: [String] = []
+                        if (old["title"] as String?) != l.title { props.append("localizedTitle") }
+                        if (old["start_date"] as String?) != l.startDate || (old["end_date"] as String?) != l.endDate { props.append("dates") }
+                        if (old["children"] as String?) != children { props.append("collections") }
+                        if props.isEmpty { continue }
+                        try db.execute(
+                            sql: "UPDATE collection_list SET title = ?, start_date = ?, end_date = ?, children = ? WHERE id = ?",
+                            arguments: [l.title, l.startDate, l.endDate, children, old["id"] as Int64])
+                        records.append(try Self.record(db, runID, "collectionList", l.localIdentifier, "updated", props))
+                    } else {
+                        try db.execute(
+                            sql: "INSERT INTO collection_list(local_identifier, type, subtype, title, start_date, end_date, children) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            arguments: [l.localIdentifier, l.type.rawValue, l.subtype.rawValue, l.title, l.startDate, l.endDate, children])
+                        records.append(try Self.record(db, runID, "collectionList", l.localIdentifier, "inserted", []))
+                    }
+                }
+                for (lid, r) in oldLists where !keepLists.contains(lid) {
+                    try db.execute(sql: "DELETE FROM collection_list WHERE id = ?", arguments: [r["id"] as Int64])
+                    records.append(try Self.record(db, runID, "collectionList", lid, "deleted", []))
+                }
+            }
+            return records
+        }
+    }
+
+    static func setMembers(_ db: Database, _ cid: Int64, _ members: [Int64]) throws {
+        try db.execute(sql: "DELETE FROM collection_membership WHERE collection_id = ?", arguments: [cid])
+        var seen = Set<Int64>()
+        for (k, a) in members.enumerated() where seen.insert(a).inserted {
+            try db.execute(sql: "INSERT INTO collection_membership(collection_id, asset_id, position) VALUES (?, ?, ?)", arguments: [cid, a, k])
+        }
+    }
+
+    /// How many (non-transient) collections of a type are stored.
+    public func collectionCount(type: AssetCollectionType) throws(CatalogError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collection WHERE transient = 0 AND type = ?", arguments: [type.rawValue]) ?? 0 }
+    }
+
+    /// Members of a stored moment type, for stable identifiers on re-segmentation.
+    public func moments() throws(CatalogError) -> [(localIdentifier: String, members: [String])] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT id, local_identifier FROM collection WHERE type = 3 ORDER BY start_date").map { r in
+                let members = try String.fetchAll(
+                    db,
+                    sql: "SELECT a.local_identifier FROM collection_membership m JOIN asset a ON a.id = m.asset_id WHERE m.collection_id = ? ORDER BY m.position",
+                    arguments: [r["id"] as Int64])
+                return (r["local_identifier"], members)
+            }
+        }
+    }
+
+    /// Stored collections (optionally of one type), with counts; smart albums are counted by evaluating
+    /// their predicate now (they are always current).
+    public func collections(type: AssetCollectionType? = nil) throws(CatalogError) -> [StoredCollection] {
+        let rows: [StoredCollection] = try read { db in
+            var sql = "SELECT c.*, (SELECT COUNT(*) FROM collection_membership m JOIN asset a ON a.id = m.asset_id WHERE m.collection_id = c.id AND a.trashed_at IS NULL) AS n FROM collection c WHERE c.transient = 0"
+            if let type { sql += " AND c.type = \(type.rawValue)" }
+            sql += " ORDER BY c.type, c.start_date, c.subtype, c.title"
+            return try Row.fetchAll(db, sql: sql).map {
+                StoredCollection(
+                    localIdentifier: $0["local_identifier"], type: $0["type"], subtype: $0["subtype"], title: ($0["title"] as String?) ?? "",
+                    startDate: $0["start_date"], endDate: $0["end_date"], count: $0["n"], predicate: $0["predicate"])
+            }
+        }
+        return try rows.map { c throws(CatalogError) in
+            guard let p = c.predicate else { return c }
+            var c = c
+            c.count = try fetchAssets(smartAlbum: c.subtype, predicate: p).count
+            return c
+        }
+    }
+
+    /// The assets of a smart album: its predicate compiled and fetched now, with the album's scope.
+    public func fetchAssets(smartAlbum subtype: Int, predicate: String, includeAllBurstAssets: Bool = false) throws(CatalogError) -> FetchResult {
+        var parts = predicate.components(separatedBy: "\u{1F}")
+        let text = parts.removeFirst()
+        let compiled: CompiledPredicate
+        do {
+            compiled = try PredicateCompiler.compile(text, arguments: parts.map(Self.resolveArgument))
+        } catch {
+            throw CatalogError(.notFound, "smart album \(subtype): \(error)")
+        }
+        var o = FetchOptions(predicate: compiled)
+        o.includeAllBurstAssets = includeAllBurstAssets
+        // Scope: Hidden and Recently Deleted look where a normal fetch does not.
+        if subtype == AssetCollectionSubtype.smartAlbumAllHidden.rawValue { o.includeHiddenAssets = true }
+        if subtype == AssetCollectionSubtype.smartAlbumRecentlyDeleted.rawValue { o.includeTrashed = true; o.includeHiddenAssets = true }
+        return try fetchAssets(o)
+    }
+
+    /// Smart-album arguments: `now - 30 days` style relative dates, else the text itself.
+    static func resolveArgument(_ a: String) -> String {
+        let t = a.trimmingCharacters(in: .whitespaces)
+        if t.hasPrefix("now"), let n = Double(t.components(separatedBy: CharacterSet.decimalDigits.inverted).joined()), t.contains("day") {
+            let d = Date().addingTimeInterval(-n * 86400)
+            return ISO8601DateFormatter().string(from: d)
+        }
+        return t
+    }
+}

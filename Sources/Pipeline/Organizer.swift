@@ -1,0 +1,112 @@
+import Catalog
+import Classify
+import Foundation
+import Organize
+import PhotoModel
+
+/// The organize stage: burst sets, moments with clusters and years, albums and folders from the
+/// directory tree, and the built-in smart albums (stored as predicates, evaluated when read). Runs over
+/// the catalog after an ingest that changed something; every change lands in the persistent history.
+public enum Organizer {
+    public struct Summary: Sendable {
+        public var bursts = 0
+        public var moments = 0
+        public var albums = 0
+        public var records = 0
+    }
+
+    public static func run(_ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums) throws -> Summary {
+        var summary = Summary()
+        let rows = try catalog.organizeRows()
+
+        // Bursts.
+        let candidates = rows.map { r in
+            var c = BurstCandidate(
+                id: r.localIdentifier, filename: r.filename, creationDate: r.creationDate, make: r.make, model: r.model,
+                appleBurstUUID: r.burstIdentifier, googleBurstID: nil, googleBurstPrimary: false, userPicked: false)
+            c.folder = r.root + "/" + (r.primaryPath.split(separator: "/").dropLast().joined(separator: "/"))
+            return c
+        }
+        let sets = BurstGrouper.group(candidates)
+        summary.bursts = sets.count
+        var updates: [(localIdentifier: String, burstIdentifier: String?, represents: Bool, selection: UInt)] = []
+        var inSet = Set<String>()
+        for s in sets {
+            for m in s.members {
+                inSet.insert(m)
+                updates.append((m, s.identifier, m == s.representative, s.selectionTypes[m]?.rawValue ?? 0))
+            }
+        }
+        for r in rows where !inSet.contains(r.localIdentifier) && (r.representsBurst || r.burstSelectionTypes != 0) {
+            updates.append((r.localIdentifier, r.burstIdentifier, false, 0))
+        }
+        summary.records += try catalog.applyBursts(updates, runID: runID).count
+
+        // Moments, clusters and years.
+        let items: [MomentItem] = rows.compactMap { r in
+            guard let d = r.creationDate, let t = Classifier.epochSeconds(d.local) else { return nil }
+            return MomentItem(
+                id: r.localIdentifier, instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)),
+                latitude: r.latitude, longitude: r.longitude)
+        }
+        let previous = try catalog.moments().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
+        let result = MomentSegmenter.segment(items, previous: previous)
+        summary.moments = result.moments.count
+        var collections = result.moments.map { m in
+            CollectionSpec(
+                localIdentifier: m.localIdentifier, type: .moment, subtype: AssetCollectionSubtype(rawValue: 0), title: m.title,
+                startDate: iso(m.startInstant), endDate: iso(m.endInstant), latitude: m.approximateLocation?.latitude,
+                longitude: m.approximateLocation?.longitude, members: m.members)
+        }
+        var lists = (result.clusters + result.years).map { l in
+            CollectionListSpec(
+                localIdentifier: l.localIdentifier, type: .momentList, subtype: l.subtype, title: l.title, startDate: iso(l.startInstant),
+                endDate: iso(l.endInstant), children: l.moments)
+        }
+
+        // Albums and folders from the directory tree, per root.
+        var byRoot: [String: [OrganizeRow]] = [:]
+        for r in rows { byRoot[r.root, default: []].append(r) }
+        for (root, rs) in byRoot.sorted(by: { $0.key < $1.key }) {
+            var idByPath: [String: String] = [:]
+            for r in rs { idByPath[r.primaryPath] = r.localIdentifier }
+            let (albums, folders) = FolderAlbums.build(paths: rs.map(\.primaryPath), mode: folderAlbums)
+            let rootName = root.split(separator: "/").last.map(String.init) ?? root
+            for a in albums {
+                collections.append(
+                    CollectionSpec(
+                        localIdentifier: StableIdentifier.collection("album:" + root + "/" + a.directory), type: .album, subtype: a.subtype,
+                        title: a.title.isEmpty ? rootName : a.title, members: a.members.compactMap { idByPath[$0] }))
+            }
+            for f in folders {
+                lists.append(
+                    CollectionListSpec(
+                        localIdentifier: StableIdentifier.collectionList("folder:" + root + "/" + f.directory), type: .folder, subtype: f.subtype,
+                        title: f.title, children: f.children))
+            }
+        }
+        summary.albums = collections.filter { $0.type == .album }.count
+
+        // Smart albums: definitions only; membership is computed when read.
+        for d in SmartAlbums.builtIn {
+            collections.append(
+                CollectionSpec(
+                    localIdentifier: d.localIdentifier, type: .smartAlbum, subtype: d.subtype, title: d.title,
+                    predicate: ([d.predicate] + d.arguments).joined(separator: "\u{1F}")))
+        }
+        summary.records += try catalog.storeCollections(
+            collections, replacing: [.moment, .album, .smartAlbum], lists: lists, replacingLists: [.momentList, .folder], runID: runID
+        ).count
+        return summary
+    }
+
+    static func iso(_ t: Double) -> String { FileDateText.utc(Int(t)) }
+}
+
+/// UTC text for seconds since 1970 (the same civil-from-days as the prober's).
+enum FileDateText {
+    static func utc(_ t: Int) -> String {
+        let f = ISO8601DateFormatter()
+        return f.string(from: Date(timeIntervalSince1970: TimeInterval(t)))
+    }
+}
