@@ -34,5 +34,6 @@ echo "catalog: $N synthetic assets"
 run "predicate + sort + limit 100" query 'mediaType == image AND creationDate >= "2020-01-01"' --sort -creationDate --limit 100 --format ndjson
 run "count by subtype (photoLive)" query 'mediaSubtypes CONTAINS photoLive' --count
 run "count by subtype, bit test" query '(mediaSubtypes & 8) != 0' --count
+run "enumerate the whole result (csv id)" query --all-bursts --format csv --fields localIdentifier
 run "enumerate the whole result (ndjson)" query --all-bursts --format ndjson
 run "stats" stats

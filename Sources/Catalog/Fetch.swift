@@ -118,6 +118,29 @@ public final class FetchResult: @unchecked Sendable {
 extension Catalog {
     /// `PHAsset.fetchAssets(with:)`: every asset matching the options.
     public func fetchAssets(_ options: FetchOptions = FetchOptions(), batchSize: Int = 200) throws(CatalogError) -> FetchResult {
+        let (whereSQL, args) = Self.whereClause(options)
+        var order: [String] = []
+        for s in options.sortDescriptors {
+            guard let col = SortDescriptor.columns[s.key] else { throw CatalogError(.notFound, "cannot sort by '\(s.key)': not a sortable key path") }
+            order.append("\(col) \(s.ascending ? "ASC" : "DESC")")
+        }
+        order.append("a.id ASC")
+        var sql = "SELECT a.id FROM asset a" + whereSQL + " ORDER BY " + order.joined(separator: ", ")
+        if let limit = options.fetchLimit, limit >= 0 { sql += " LIMIT \(limit)" }
+        let finalSQL = sql
+        let ids = try read { db in try Int64.fetchAll(db, sql: finalSQL, arguments: StatementArguments(args)) }
+        return FetchResult(catalog: self, rowIDs: ids, batchSize: batchSize)
+    }
+
+    /// The number of assets a fetch would return, counted by SQLite without materialising identifiers.
+    public func countAssets(_ options: FetchOptions = FetchOptions()) throws(CatalogError) -> Int {
+        let (whereSQL, args) = Self.whereClause(options)
+        var n = try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset a" + whereSQL, arguments: StatementArguments(args)) ?? 0 }
+        if let limit = options.fetchLimit, limit >= 0 { n = min(n, limit) }
+        return n
+    }
+
+    static func whereClause(_ options: FetchOptions) -> (String, [DatabaseValue]) {
         var clauses: [String] = []
         var args: [DatabaseValue] = []
         if !options.includeTrashed { clauses.append("a.trashed_at IS NULL") }
@@ -129,19 +152,7 @@ extension Catalog {
             clauses.append("(\(p))")
             args += options.predicateArguments.map(\.databaseValue)
         }
-        var order: [String] = []
-        for s in options.sortDescriptors {
-            guard let col = SortDescriptor.columns[s.key] else { throw CatalogError(.notFound, "cannot sort by '\(s.key)': not a sortable key path") }
-            order.append("\(col) \(s.ascending ? "ASC" : "DESC")")
-        }
-        order.append("a.id ASC")
-        var sql = "SELECT a.id FROM asset a"
-        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        sql += " ORDER BY " + order.joined(separator: ", ")
-        if let limit = options.fetchLimit, limit >= 0 { sql += " LIMIT \(limit)" }
-        let finalSQL = sql
-        let ids = try read { db in try Int64.fetchAll(db, sql: finalSQL, arguments: StatementArguments(args)) }
-        return FetchResult(catalog: self, rowIDs: ids, batchSize: batchSize)
+        return (clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND "), args)
     }
 
     /// `fetchAssets(with: mediaType, options:)`.

@@ -118,6 +118,10 @@ struct QueryCommand: ParsableCommand {
         options.includeHiddenAssets = includeHidden || hidden == true
         options.includeAllBurstAssets = allBursts || burst == true
         options.includeTrashed = includeTrashed
+        if count && inSaved == nil && inAlbum == nil && save == nil {
+            print(try catalog.countAssets(options))
+            return
+        }
         var result = try catalog.fetchAssets(options)
         if let inSaved {
             guard let ids = try catalog.savedFetch(named: inSaved) else { throw ValidationError("No saved fetch named '\(inSaved)'.") }
