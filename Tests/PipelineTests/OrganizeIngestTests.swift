@@ -1,0 +1,87 @@
+import Catalog
+import Foundation
+import PhotoModel
+import Testing
+import TestSupport
+
+@testable import Pipeline
+
+/// The organize stage through a real catalog: the corpus burst as Apple's database has it, smart-album
+/// counts against a table computed by hand from assets.json, and stable collection identifiers.
+@Suite(.serialized) struct OrganizeIngestTests {
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func corpusBurstAndSmartAlbums() async throws {
+        let root = try #require(Corpus.root).path
+        let s = try IngestTests.Scratch()
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await IngestTests.ingest([root], catalog)
+
+        // The burst: same identifier, same members, Apple's representative (the key frame, IMG_0658).
+        let burst = try catalog.fetchAssets(burstIdentifier: "D4E4B3D1-0E45-4987-BE12-76D604E25D2C")
+        var frames: [StoredAsset] = []
+        try burst.enumerate { _, a in frames.append(a) }
+        #expect(frames.map(\.asset.id) == ["IMG_0658", "IMG_0664", "IMG_0667", "IMG_0675"].map { "osxphotos/media_types/\($0).JPG" })
+        #expect(frames.map(\.asset.representsBurst) == [true, false, false, false])
+        #expect(frames[0].asset.burstSelectionTypes == .autoPick)
+        // A default fetch shows only the representative, as PhotoKit does.
+        var o = FetchOptions()
+        o.predicateSQL = "a.burst_identifier IS NOT NULL"
+        #expect(try catalog.fetchAssets(o).count == 1)
+        o.includeAllBurstAssets = true
+        #expect(try catalog.fetchAssets(o).count == 4)
+
+        // Smart albums, counted now, against assets.json by hand.
+        let truth = try GroundTruth.load().assets
+        func n(_ keep: ([String: Any]) -> Bool) -> Int { truth.filter(keep).count }
+        func sub(_ s: String) -> ([String: Any]) -> Bool { { ($0["mediaSubtypes"] as? [String] ?? []).contains(s) } }
+        func trait(_ s: String) -> ([String: Any]) -> Bool { { ($0["traits"] as? [String] ?? []).contains(s) } }
+        let hiddenBurstFrames = n { $0["burstIdentifier"] is String } - 1
+        let expected: [String: Int] = [
+            "Panoramas": n(sub("photoPanorama")), "Videos": n { $0["mediaType"] as? String == "video" },
+            "Time-lapse": n(sub("videoTimelapse")), "Bursts": 1, "Slo-mo": n(sub("videoHighFrameRate")),
+            "Selfies": n(trait("selfie")), "Screenshots": n(sub("photoScreenshot")), "Portrait": n(sub("photoDepthEffect")),
+            "Live Photos": n(sub("photoLive")), "Animated": n(trait("animated")), "RAW": n(trait("raw")), "Spatial": n(sub("spatialMedia")),
+            "Recents": truth.count - hiddenBurstFrames, "Recently Added": truth.count - hiddenBurstFrames,
+            "Favorites": 0, "Hidden": 0, "Recently Deleted": 0, "Cinematic": 0, "Screen Recordings": 0, "Long Exposure": 0,
+        ]
+        let albums = try catalog.collections(type: .smartAlbum)
+        #expect(albums.count == 20)
+        for a in albums {
+            #expect(a.count == expected[a.title], "\(a.title): \(a.count), by hand \(expected[a.title] ?? -1)")
+        }
+        print("smart albums: " + albums.map { "\($0.title) \($0.count)" }.joined(separator: ", "))
+        // Albums from the directory tree: one per leaf folder with media.
+        let folderAlbums = try catalog.collections(type: .album)
+        #expect(folderAlbums.contains { $0.title == "media_types" && $0.count == 11 }, "albums: \(folderAlbums.map { "\($0.title) \($0.count)" })")
+    }
+
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func addingOnePhotoChangesOnlyItsMoment() async throws {
+        let corpus = try #require(Corpus.root)
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("photos")
+        try FileManager.default.copyItem(at: corpus.appendingPathComponent("osxphotos/media_types"), to: tree)
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await IngestTests.ingest([tree.path], catalog)
+        let before = try catalog.collections(type: .moment)
+        #expect(before.count >= 3)
+
+        // A second ingest of the same tree keeps every collection identifier and writes no history.
+        let t0 = try catalog.currentToken()
+        _ = try await IngestTests.ingest([tree.path], catalog)
+        #expect(try catalog.collections(type: .moment).map(\.localIdentifier) == before.map(\.localIdentifier))
+        #expect(try catalog.changes(since: t0).isEmpty)
+
+        // A copy of one burst frame under a new name lands in the burst's moment (same capture time).
+        try FileManager.default.copyItem(at: tree.appendingPathComponent("IMG_0675.JPG"), to: tree.appendingPathComponent("IMG_9999.JPG"))
+        let t1 = try catalog.currentToken()
+        _ = try await IngestTests.ingest([tree.path], catalog)
+        let after = try catalog.collections(type: .moment)
+        #expect(after.map(\.localIdentifier) == before.map(\.localIdentifier), "moment identifiers are stable")
+        let changedMoments = try catalog.changes(since: t1, objectType: "assetCollection")
+        let burstMoment = before.first { ($0.startDate ?? "").hasPrefix("2016-10-09") }
+        #expect(changedMoments.map(\.localIdentifier) == [burstMoment?.localIdentifier ?? "?"], "only the moment that gained the photo: \(changedMoments)")
+        #expect(changedMoments.first?.properties.contains("assets") == true)
+        #expect(try catalog.changes(since: t1, objectType: "asset").filter { $0.changeType == "inserted" }.count == 1)
+    }
+}
