@@ -80,33 +80,35 @@ extension Catalog {
     }
 
     /// Builds an asset from its row and its resource rows (already loaded, in `ord` order).
-    static func storedAsset(_ r: Row, resources: [Row]) -> StoredAsset {
-        var a = Asset(id: r["primary_path"], mediaType: MediaType(rawValue: r["media_type"]) ?? .unknown)
-        a.mediaSubtypes = MediaSubtypes(rawValue: UInt(r["media_subtypes"] as Int64))
-        let traits: String = r["traits"]
+    static func storedAsset(_ r: Row, resources: [Row], _ c: ColumnIndex? = nil, _ rc: ColumnIndex? = nil) -> StoredAsset {
+        let c = c ?? ColumnIndex(r)
+        let rc = rc ?? resources.first.map(ColumnIndex.init) ?? ColumnIndex(names: [])
+        var a = Asset(id: r[c.i("primary_path")], mediaType: MediaType(rawValue: r[c.i("media_type")]) ?? .unknown)
+        a.mediaSubtypes = MediaSubtypes(rawValue: UInt(r[c.i("media_subtypes")] as Int64))
+        let traits: String = r[c.i("traits")]
         if !traits.isEmpty { a.traits = Set(traits.split(separator: ",").map { Trait(String($0)) }) }
-        a.playbackStyle = PlaybackStyle(rawValue: r["playback_style"]) ?? .unsupported
-        a.playbackVariation = PlaybackVariation(rawValue: r["playback_variation"]) ?? .none
-        if let local: String = r["creation_date"] { a.creationDate = AssetDate(local: local, offsetSeconds: r["creation_offset"]) }
-        a.creationDateSource = r["creation_date_source"]
-        if let lat: Double = r["latitude"], let lon: Double = r["longitude"] {
-            a.location = Location(latitude: lat, longitude: lon, altitude: r["altitude"])
+        a.playbackStyle = PlaybackStyle(rawValue: r[c.i("playback_style")]) ?? .unsupported
+        a.playbackVariation = PlaybackVariation(rawValue: r[c.i("playback_variation")]) ?? .none
+        if let local: String = r[c.i("creation_date")] { a.creationDate = AssetDate(local: local, offsetSeconds: r[c.i("creation_offset")]) }
+        a.creationDateSource = r[c.i("creation_date_source")]
+        if let lat: Double = r[c.i("latitude")], let lon: Double = r[c.i("longitude")] {
+            a.location = Location(latitude: lat, longitude: lon, altitude: r[c.i("altitude")])
         }
-        a.locationSource = r["location_source"]
-        a.pixelWidth = r["pixel_width"]
-        a.pixelHeight = r["pixel_height"]
-        a.duration = r["duration"]
-        a.contentIdentifier = r["content_identifier"]
-        a.burstIdentifier = r["burst_identifier"]
-        a.representsBurst = r["represents_burst"]
-        a.burstSelectionTypes = BurstSelectionTypes(rawValue: UInt(r["burst_selection_types"] as Int64))
-        a.hasAdjustments = r["has_adjustments"]
-        a.isFavorite = r["is_favorite"]
-        a.isHidden = r["is_hidden"]
-        a.make = r["make"]
-        a.model = r["model"]
-        a.lensModel = r["lens_model"]
-        let reasons: String = r["reasons"]
+        a.locationSource = r[c.i("location_source")]
+        a.pixelWidth = r[c.i("pixel_width")]
+        a.pixelHeight = r[c.i("pixel_height")]
+        a.duration = r[c.i("duration")]
+        a.contentIdentifier = r[c.i("content_identifier")]
+        a.burstIdentifier = r[c.i("burst_identifier")]
+        a.representsBurst = r[c.i("represents_burst")]
+        a.burstSelectionTypes = BurstSelectionTypes(rawValue: UInt(r[c.i("burst_selection_types")] as Int64))
+        a.hasAdjustments = r[c.i("has_adjustments")]
+        a.isFavorite = r[c.i("is_favorite")]
+        a.isHidden = r[c.i("is_hidden")]
+        a.make = r[c.i("make")]
+        a.model = r[c.i("model")]
+        a.lensModel = r[c.i("lens_model")]
+        let reasons: String = r[c.i("reasons")]
         if !reasons.isEmpty {
             a.reasons = reasons.split(separator: "\n").map { line in
                 guard let colon = line.range(of: ": ") else { return Reason(String(line), "") }
@@ -115,20 +117,33 @@ extension Catalog {
         }
         var hashes: [String?] = []
         for res in resources {
-            let off: Int64? = res["byte_offset"], len: Int64? = res["byte_length"]
+            let off: Int64? = res[rc.i("byte_offset")], len: Int64? = res[rc.i("byte_length")]
             a.resources.append(
                 AssetResource(
-                    type: AssetResourceType(rawValue: res["type"]) ?? .photo, path: res["path"], originalFilename: res["original_filename"],
-                    uniformTypeIdentifier: res["uti"], fileSize: (res["file_size"] as Int64?).map { UInt64($0) },
+                    type: AssetResourceType(rawValue: res[rc.i("type")]) ?? .photo, path: res[rc.i("path")], originalFilename: res[rc.i("original_filename")],
+                    uniformTypeIdentifier: res[rc.i("uti")], fileSize: (res[rc.i("file_size")] as Int64?).map { UInt64($0) },
                     byteRange: off.flatMap { o in len.map { ResourceRange(offset: UInt64(o), length: UInt64($0)) } }))
-            hashes.append(res["content_hash"])
+            hashes.append(res[rc.i("content_hash")])
         }
-        let sources: String = r["metadata_sources"]
+        let sources: String = r[c.i("metadata_sources")]
         return StoredAsset(
-            localIdentifier: r["local_identifier"], cloudIdentifier: r["cloud_identifier"], root: r["root"], asset: a,
-            isTrashed: (r["trashed_at"] as String?) != nil,
+            localIdentifier: r[c.i("local_identifier")], cloudIdentifier: r[c.i("cloud_identifier")], root: r[c.i("root")], asset: a,
+            isTrashed: (r[c.i("trashed_at")] as String?) != nil,
             metadataSources: sources == "[]" ? [] : (try? JSONDecoder().decode([MetadataSourceRef].self, from: Data(sources.utf8))) ?? [],
             resourceHashes: hashes)
+    }
+
+    /// Column positions of a statement's rows: GRDB's lookup by name scans the columns each time, which
+    /// dominated bulk reads.
+    struct ColumnIndex {
+        let map: [String: Int]
+        init(_ row: Row) { self.init(names: Array(row.columnNames)) }
+        init(names: [String]) {
+            var m: [String: Int] = [:]
+            for (k, n) in names.enumerated() where m[n] == nil { m[n] = k }
+            map = m
+        }
+        func i(_ name: String) -> Int { map[name] ?? 0 }
     }
 
     /// Maps a local identifier to its cloud identifier, or a cloud identifier to its local identifiers.

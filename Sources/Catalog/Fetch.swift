@@ -207,9 +207,11 @@ extension Catalog {
                 resources[r["asset_id"], default: []].append(r)
             }
             var byID: [Int64: StoredAsset] = [:]
+            let c = rows.first.map(ColumnIndex.init)
+            let rc = resources.values.first?.first.map(ColumnIndex.init)
             for r in rows {
-                let id: Int64 = r["id"]
-                byID[id] = Self.storedAsset(r, resources: resources[id] ?? [])
+                let id: Int64 = r[c?.i("id") ?? 0]
+                byID[id] = Self.storedAsset(r, resources: resources[id] ?? [], c, rc)
             }
             return rowIDs.compactMap { byID[$0] }
         }

@@ -177,7 +177,8 @@ enum QueryOutput {
     }
 
     static func write(_ result: FetchResult, format: QueryCommand.QueryFormat, fields: String?) throws {
-        let out = FileHandle.standardOutput
+        let out = BufferedOutput()
+        defer { out.flush() }
         let cols = fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? defaultFields
         let enc = JSONEncoder()
         enc.outputFormatting = [.withoutEscapingSlashes]
@@ -197,6 +198,7 @@ enum QueryOutput {
                 out.write(Data((cols.map { csv(value(s, $0)) }.joined(separator: ",") + "\n").utf8))
             }
         case .table:
+            out.flush()
             let width = terminalWidth()
             var lines: [String] = []
             try result.enumerate { _, s in lines.append(cols.map { value(s, $0) }.joined(separator: "\t")) }
@@ -233,6 +235,19 @@ enum QueryOutput {
         }
 
         enum K: String, CodingKey { case localIdentifier, cloudIdentifier }
+    }
+
+    /// Standard output in 64 KiB writes (a write per line costs a system call per asset).
+    final class BufferedOutput {
+        private var buffer = Data()
+        func write(_ d: Data) {
+            buffer.append(d)
+            if buffer.count >= 1 << 16 { flush() }
+        }
+        func flush() {
+            if !buffer.isEmpty { FileHandle.standardOutput.write(buffer) }
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 
     static func csv(_ s: String) -> String {
