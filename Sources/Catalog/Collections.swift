@@ -294,3 +294,45 @@ extension Catalog {
         return t
     }
 }
+
+/// A stored collection list (moment cluster or year, folder) with its children.
+public struct StoredCollectionList: Sendable, Equatable {
+    public var localIdentifier: String
+    public var type: Int
+    public var subtype: Int
+    public var title: String
+    public var startDate: String?
+    public var endDate: String?
+    public var children: [String]
+}
+
+extension Catalog {
+    /// `fetchMoments(inMomentList:)`-style: moments overlapping [start, end] (ISO-8601 UTC text).
+    public func moments(from start: String, to end: String) throws(CatalogError) -> [StoredCollection] {
+        try collections(type: .moment).filter { c in
+            guard let s = c.startDate, let e = c.endDate else { return false }
+            return e >= start && s <= end
+        }
+    }
+
+    /// `PHCollectionList.fetchCollectionLists(with:subtype:options:)`.
+    public func collectionLists(type: CollectionListType? = nil, subtype: CollectionListSubtype? = nil) throws(CatalogError) -> [StoredCollectionList] {
+        try read { db in
+            var sql = "SELECT * FROM collection_list WHERE 1 = 1"
+            var args: [any DatabaseValueConvertible] = []
+            if let type { sql += " AND type = ?"; args.append(type.rawValue) }
+            if let subtype { sql += " AND subtype = ?"; args.append(subtype.rawValue) }
+            return try Row.fetchAll(db, sql: sql + " ORDER BY start_date, title", arguments: StatementArguments(args)).map {
+                let children: String = $0["children"]
+                return StoredCollectionList(
+                    localIdentifier: $0["local_identifier"], type: $0["type"], subtype: $0["subtype"], title: ($0["title"] as String?) ?? "",
+                    startDate: $0["start_date"], endDate: $0["end_date"], children: children.isEmpty ? [] : children.components(separatedBy: "\n"))
+            }
+        }
+    }
+
+    /// `fetchCollectionListsContaining(_:)`: the lists a collection (or list) is a child of.
+    public func collectionLists(containing localIdentifier: String) throws(CatalogError) -> [StoredCollectionList] {
+        try collectionLists().filter { $0.children.contains(localIdentifier) }
+    }
+}

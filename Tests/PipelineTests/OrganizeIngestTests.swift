@@ -85,3 +85,29 @@ import TestSupport
         #expect(try catalog.changes(since: t1, objectType: "asset").filter { $0.changeType == "inserted" }.count == 1)
     }
 }
+
+extension OrganizeIngestTests {
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func momentListsAndDateRanges() async throws {
+        let corpus = try #require(Corpus.root)
+        let s = try IngestTests.Scratch()
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await IngestTests.ingest([corpus.appendingPathComponent("osxphotos").path], catalog)
+        let years = try catalog.collectionLists(type: .momentList, subtype: .momentListYear)
+        let moments = try catalog.collections(type: .moment)
+        // Every moment is in exactly one year and one cluster.
+        for m in moments {
+            #expect(try catalog.collectionLists(containing: m.localIdentifier).count == 2, "\(m.title)")
+        }
+        #expect(Set(years.map(\.title)).isSuperset(of: ["2016", "2020"]))
+        let in2016 = try catalog.moments(from: "2016-01-01T00:00:00Z", to: "2016-12-31T23:59:59Z")
+        #expect(!in2016.isEmpty)
+        #expect(in2016.allSatisfy { ($0.startDate ?? "").hasPrefix("2016") })
+        // A collection fetch returns the members.
+        let burstMoment = try #require(in2016.first { ($0.startDate ?? "").hasPrefix("2016-10-09") })
+        #expect(burstMoment.count >= 4)
+        var all = FetchOptions()
+        all.includeAllBurstAssets = true
+        #expect(try catalog.fetchAssets(inCollection: burstMoment.localIdentifier, all).count == burstMoment.count)
+    }
+}
