@@ -285,6 +285,8 @@ extension Catalog {
     }
 
     /// Smart-album arguments: `now - 30 days` style relative dates, else the text itself.
+    public static func resolveSmartAlbumArgument(_ a: String) -> String { resolveArgument(a) }
+
     static func resolveArgument(_ a: String) -> String {
         let t = a.trimmingCharacters(in: .whitespaces)
         if t.hasPrefix("now"), let n = Double(t.components(separatedBy: CharacterSet.decimalDigits.inverted).joined()), t.contains("day") {

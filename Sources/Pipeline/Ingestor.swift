@@ -3,6 +3,7 @@ import Catalog
 import Classify
 import Foundation
 import MediaProbe
+import Organize
 import PhotoModel
 
 /// What an ingest does and how.
@@ -19,6 +20,8 @@ public struct IngestOptions: Sendable {
     public var countFirst = false
     /// Run the organize stage (bursts, moments, albums, smart albums) after the commit.
     public var organize = true
+    /// Users' own smart albums (see `SmartAlbumFile`).
+    public var userSmartAlbums: [SmartAlbumDefinition] = []
 
     public init(roots: [String], concurrency: Int) {
         self.roots = roots
@@ -186,8 +189,8 @@ public final class Ingestor: Sendable {
         summary.deleted += records0.count
         // Organize when something changed (or nothing was organized yet): bursts, moments, albums, smart albums.
         let neverOrganized = try catalog.collectionCount(type: .smartAlbum) == 0
-        if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized) {
-            let o = try Organizer.run(catalog, runID: runID)
+        if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized || !options.userSmartAlbums.isEmpty) {
+            let o = try Organizer.run(catalog, runID: runID, userSmartAlbums: options.userSmartAlbums)
             summary.organized = o
         }
         summary.elapsed = Date().timeIntervalSince(start)

@@ -15,7 +15,9 @@ public enum Organizer {
         public var records = 0
     }
 
-    public static func run(_ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums) throws -> Summary {
+    public static func run(
+        _ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums, userSmartAlbums: [SmartAlbumDefinition] = []
+    ) throws -> Summary {
         var summary = Summary()
         let rows = try catalog.organizeRows()
 
@@ -88,7 +90,7 @@ public enum Organizer {
         summary.albums = collections.filter { $0.type == .album }.count
 
         // Smart albums: definitions only; membership is computed when read.
-        for d in SmartAlbums.builtIn {
+        for d in SmartAlbums.builtIn + userSmartAlbums {
             collections.append(
                 CollectionSpec(
                     localIdentifier: d.localIdentifier, type: .smartAlbum, subtype: d.subtype, title: d.title,

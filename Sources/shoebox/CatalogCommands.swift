@@ -61,6 +61,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Flag(help: "Delete assets whose files vanished instead of moving them to Recently Deleted.")
     var prune = false
 
+    @Option(help: "A YAML file with your own smart albums ('userSmartAlbums:', as in Pipelines/smart-albums.yml).")
+    var smartAlbums: String?
+
     @Flag(help: "Also open each HEIF with libheif and each movie with libavformat to cross-check (slower; 'shoebox probe' always does).")
     var crossCheck = false
 
@@ -104,6 +107,14 @@ struct IngestCommand: AsyncParsableCommand {
         }
         options.crawler = crawler
         options.probeOptions = crossCheck ? ProbeOptions() : .metadataOnly
+        if let smartAlbums {
+            do {
+                options.userSmartAlbums = try SmartAlbumFile.load(path: smartAlbums)
+            } catch {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
         options.prune = prune || (def?.prune ?? false)
         options.historyRetentionDays = def?.historyRetentionDays ?? historyRetention
         let reporter = ProgressReporter(mode: progress)

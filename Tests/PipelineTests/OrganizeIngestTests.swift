@@ -111,3 +111,37 @@ extension OrganizeIngestTests {
         #expect(try catalog.fetchAssets(inCollection: burstMoment.localIdentifier, all).count == burstMoment.count)
     }
 }
+
+extension OrganizeIngestTests {
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func usersOwnSmartAlbums() async throws {
+        let corpus = try #require(Corpus.root)
+        let s = try IngestTests.Scratch()
+        let yml = s.url.appendingPathComponent("mine.yml")
+        try Data("""
+            userSmartAlbums:
+              - subtype: 200
+                title: "iPhone 15 Pro Live Photos"
+                predicate: "model == %@ AND mediaSubtypes CONTAINS photoLive"
+                arguments: ["iPhone 15 Pro"]
+              - title: "Before 2017"
+                predicate: "creationDate < %@"
+                arguments: ["2017-01-01"]
+            """.utf8).write(to: yml)
+        let defs = try SmartAlbumFile.load(path: yml.path)
+        #expect(defs.map(\.title) == ["iPhone 15 Pro Live Photos", "Before 2017"])
+        var o = IngestOptions(roots: [corpus.appendingPathComponent("osxphotos").path], concurrency: 2)
+        o.userSmartAlbums = defs
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Ingestor(options: o, catalog: catalog).run()
+        let albums = try catalog.collections(type: .smartAlbum)
+        #expect(albums.first { $0.title == "iPhone 15 Pro Live Photos" }?.count == 3)  // IMG_4394, IMG_4580, IMG_3582
+        let before2017 = try #require(albums.first { $0.title == "Before 2017" })
+        #expect(before2017.count > 0)
+
+        // A mistake in a user predicate is reported with the album's title, before anything is stored.
+        try Data("userSmartAlbums:\n  - title: \"Broken\"\n    predicate: \"mediaType == vidoe\"\n".utf8).write(to: yml)
+        #expect(throws: SmartAlbumFile.Error.self) { try SmartAlbumFile.load(path: yml.path) }
+        do { _ = try SmartAlbumFile.load(path: yml.path) } catch { #expect("\(error)".contains("Broken") && "\(error)".contains("^")) }
+    }
+}
