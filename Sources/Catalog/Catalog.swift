@@ -216,6 +216,11 @@ public final class Catalog: Sendable {
                     arguments: [c.runID, e.path, e.stage, e.reason, Self.now()])
             }
             guard let incoming = c.assets else { return records }
+            if let t = c.takeoutAlbumTitle {
+                try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: ["takeout_album:" + c.dir, t])
+            } else {
+                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: ["takeout_album:" + c.dir])
+            }
 
             // Existing assets of this folder, by primary path.
             let existing = try Row.fetchAll(db, sql: "SELECT * FROM asset WHERE dir = ? AND root = ?", arguments: [c.dir, c.root])

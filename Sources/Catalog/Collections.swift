@@ -227,6 +227,18 @@ extension Catalog {
         }
     }
 
+    /// Google Takeout album titles by absolute folder (from each folder's album `metadata.json`).
+    public func takeoutAlbumTitles() throws(CatalogError) -> [String: String] {
+        try read { db in
+            var out: [String: String] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT key, value FROM meta WHERE key LIKE 'takeout_album:%'") {
+                let k: String = r["key"]
+                out[String(k.dropFirst("takeout_album:".count))] = r["value"]
+            }
+            return out
+        }
+    }
+
     /// How many (non-transient) collections of a type are stored.
     public func collectionCount(type: AssetCollectionType) throws(CatalogError) -> Int {
         try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collection WHERE transient = 0 AND type = ?", arguments: [type.rawValue]) ?? 0 }

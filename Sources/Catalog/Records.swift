@@ -111,6 +111,8 @@ public struct FolderCommit: Sendable {
     /// The folder's assets, re-assembled (nil: the folder's assets are unchanged).
     public var assets: [AssetInput]?
     public var errors: [ErrorInput]
+    /// The title of a Google Takeout album `metadata.json` in this folder (nil: none), when re-assembled.
+    public var takeoutAlbumTitle: String?
 
     public init(runID: Int64, root: String, dir: String, files: [FileRow], vanished: [String], assets: [AssetInput]?, errors: [ErrorInput]) {
         self.runID = runID

@@ -302,6 +302,7 @@ public final class Ingestor: Sendable {
         }
         prepared.commit = FolderCommit(
             runID: runID, root: root, dir: batch.dir, files: files, vanished: vanished, assets: inputs, errors: prepared.errors)
+        prepared.commit?.takeoutAlbumTitle = classifications.first { $0.takeout?.isAlbumMetadata == true }?.takeout?.title
         return prepared
     }
 }

@@ -67,12 +67,16 @@ public enum Organizer {
         }
 
         // Albums and folders from the directory tree, per root.
+        let takeout = try catalog.takeoutAlbumTitles()
         var byRoot: [String: [OrganizeRow]] = [:]
         for r in rows { byRoot[r.root, default: []].append(r) }
         for (root, rs) in byRoot.sorted(by: { $0.key < $1.key }) {
             var idByPath: [String: String] = [:]
             for r in rs { idByPath[r.primaryPath] = r.localIdentifier }
-            let (albums, folders) = FolderAlbums.build(paths: rs.map(\.primaryPath), mode: folderAlbums)
+            let prefix = root.hasSuffix("/") ? root : root + "/"
+            var titles: [String: String] = [:]
+            for (dir, t) in takeout where dir.hasPrefix(prefix) { titles[String(dir.dropFirst(prefix.count))] = t }
+            let (albums, folders) = FolderAlbums.build(paths: rs.map(\.primaryPath), mode: folderAlbums, takeoutTitles: titles)
             let rootName = root.split(separator: "/").last.map(String.init) ?? root
             for a in albums {
                 collections.append(

@@ -145,3 +145,18 @@ extension OrganizeIngestTests {
         do { _ = try SmartAlbumFile.load(path: yml.path) } catch { #expect("\(error)".contains("Broken") && "\(error)".contains("^")) }
     }
 }
+
+extension OrganizeIngestTests {
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func takeoutAlbumTitlesName() async throws {
+        let corpus = try #require(Corpus.root)
+        let s = try IngestTests.Scratch()
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await IngestTests.ingest([corpus.appendingPathComponent("osxphotos/Takeout").path], catalog)
+        // The album folder with a metadata.json becomes an album with its title; "Photos from YYYY" folders are
+        // Takeout's date buckets, not albums.
+        let albums = try catalog.collections(type: .album)
+        #expect(albums.map(\.title) == ["Adelaide"])
+        #expect(albums.first?.count == 1)
+    }
+}
