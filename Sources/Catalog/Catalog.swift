@@ -121,14 +121,19 @@ public final class Catalog: Sendable {
 
     /// The file rows of one folder.
     public func files(inDirectory dir: String) throws(CatalogError) -> [FileRow] {
-        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM file WHERE dir = ?", arguments: [dir]).map(Self.fileRow) }
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT f.path, f.root, f.dir, f.size, f.mtime_ns, f.inode, f.device, f.content_hash, f.kind, f.role, f.status, f.last_error, c.classification AS classification FROM file f LEFT JOIN file_classification c ON c.path = f.path WHERE f.dir = ?",
+                arguments: [dir]
+            ).map(Self.fileRow)
+        }
     }
 
     /// The file rows of one folder without their stored classifications (the cheap check of a re-ingest).
     public func fingerprints(inDirectory dir: String) throws(CatalogError) -> [FileRow] {
         try read { db in
             try Row.fetchAll(
-                db, sql: "SELECT path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, NULL AS classification, classification IS NOT NULL AS has_classification FROM file WHERE dir = ?",
+                db, sql: "SELECT path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, NULL AS classification, classified AS has_classification FROM file WHERE dir = ?",
                 arguments: [dir]
             ).map { r in
                 var f = Self.fileRow(r)
@@ -146,7 +151,7 @@ public final class Catalog: Sendable {
             let marks = Array(repeating: "?", count: dirs.count).joined(separator: ",")
             for r in try Row.fetchAll(
                 db,
-                sql: "SELECT path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, NULL AS classification, classification IS NOT NULL AS has_classification FROM file WHERE dir IN (\(marks))",
+                sql: "SELECT path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, NULL AS classification, classified AS has_classification FROM file WHERE dir IN (\(marks))",
                 arguments: StatementArguments(dirs))
             {
                 var f = Self.fileRow(r)
@@ -161,7 +166,10 @@ public final class Catalog: Sendable {
     public func classifications(inDirectory dir: String) throws(CatalogError) -> [String: [UInt8]] {
         try read { db in
             var out: [String: [UInt8]] = [:]
-            for r in try Row.fetchAll(db, sql: "SELECT path, classification FROM file WHERE dir = ? AND classification IS NOT NULL", arguments: [dir]) {
+            for r in try Row.fetchAll(
+                db, sql: "SELECT c.path, c.classification FROM file f JOIN file_classification c ON c.path = f.path WHERE f.dir = ?",
+                arguments: [dir])
+            {
                 let d: Data = r["classification"]
                 out[r["path"]] = [UInt8](d)
             }
@@ -194,21 +202,28 @@ public final class Catalog: Sendable {
                 try db.execute(
                     sql: """
                         INSERT INTO file(path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error,
-                            classification, first_run, last_run)
+                            classified, first_run, last_run)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         ON CONFLICT(path) DO UPDATE SET root = excluded.root, dir = excluded.dir, size = excluded.size,
                             mtime_ns = excluded.mtime_ns, inode = excluded.inode, device = excluded.device,
                             content_hash = excluded.content_hash, kind = excluded.kind, role = excluded.role,
                             status = excluded.status, last_error = excluded.last_error,
-                            classification = excluded.classification, last_run = excluded.last_run
+                            classified = excluded.classified, last_run = excluded.last_run
                         """,
                     arguments: [
                         f.path, f.root, f.dir, f.fingerprint.size, f.fingerprint.mtimeNanoseconds, f.fingerprint.inode, f.fingerprint.device,
-                        f.contentHash, f.kind, f.role, f.status, f.lastError, f.classification.map { Data($0) }, c.runID, c.runID,
+                        f.contentHash, f.kind, f.role, f.status, f.lastError, f.classification != nil, c.runID, c.runID,
                     ])
+                if let blob = f.classification {
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO file_classification(path, classification) VALUES (?, ?)", arguments: [f.path, Data(blob)])
+                } else {
+                    try db.execute(sql: "DELETE FROM file_classification WHERE path = ?", arguments: [f.path])
+                }
             }
             for p in c.vanished {
                 try db.execute(sql: "DELETE FROM file WHERE path = ?", arguments: [p])
+                try db.execute(sql: "DELETE FROM file_classification WHERE path = ?", arguments: [p])
             }
             for e in c.errors {
                 try db.execute(

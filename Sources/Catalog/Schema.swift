@@ -194,6 +194,18 @@ enum Schema {
             try db.execute(sql: "ALTER TABLE collection_list ADD COLUMN children TEXT NOT NULL DEFAULT ''")
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS collection_type ON collection(type, subtype)")
         }
+        m.registerMigration("v4: classifications out of the file table") { db in
+            // The file table is what a re-ingest scans; the stored classifications (kilobytes each) live
+            // beside it so that scan touches small rows only.
+            try db.execute(
+                sql: """
+                    CREATE TABLE file_classification (path TEXT PRIMARY KEY, classification BLOB NOT NULL) WITHOUT ROWID;
+                    INSERT INTO file_classification(path, classification) SELECT path, classification FROM file WHERE classification IS NOT NULL;
+                    ALTER TABLE file ADD COLUMN classified INTEGER NOT NULL DEFAULT 0;
+                    UPDATE file SET classified = 1 WHERE classification IS NOT NULL;
+                    UPDATE file SET classification = NULL;
+                    """)
+        }
         return m
     }
 }
