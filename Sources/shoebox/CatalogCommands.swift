@@ -107,6 +107,17 @@ struct IngestCommand: AsyncParsableCommand {
         }
         options.crawler = crawler
         options.probeOptions = crossCheck ? ProbeOptions() : .metadataOnly
+        if let stages = def?.stages {
+            // probe → classify → assemble → commit is the ingest itself; only later stages can be switched off.
+            for (name, on) in [("probe", stages.probe), ("classify", stages.classify), ("assemble", stages.assemble), ("commit", stages.commit)] where !on {
+                FileHandle.standardError.write(Data("error: \(pipeline ?? "pipeline"): stage '\(name)' cannot be turned off for an ingest\n".utf8))
+                throw ExitCode(2)
+            }
+            options.organize = stages.organize
+            if stages.thumbnails.enabled {
+                FileHandle.standardError.write(Data("warning: the thumbnails stage is not built yet; it is skipped\n".utf8))
+            }
+        }
         if let smartAlbums {
             do {
                 options.userSmartAlbums = try SmartAlbumFile.load(path: smartAlbums)
