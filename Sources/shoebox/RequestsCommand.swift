@@ -83,6 +83,7 @@ struct RequestsCommand: ParsableCommand {
                 print("\(file): valid")
                 return
             }
+            try RequestsManifest.validate(text, file: file)  // before opening: a rejected manifest creates no catalog
             let records = try catalogOption.open(mustExist: false).replayCreationRequests(text, file: file, root: root)
             let count = { (t: String) in records.filter { $0.objectType == t }.count }
             print("replayed \(file): \(count("asset")) assets, \(count("collectionList")) folders, \(count("assetCollection")) albums")
