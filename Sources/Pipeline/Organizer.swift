@@ -78,6 +78,11 @@ public enum Organizer {
             for (dir, t) in takeout where dir.hasPrefix(prefix) { titles[String(dir.dropFirst(prefix.count))] = t }
             let (albums, folders) = FolderAlbums.build(paths: rs.map(\.primaryPath), mode: folderAlbums, takeoutTitles: titles)
             let rootName = root.split(separator: "/").last.map(String.init) ?? root
+            // Identifiers qualified by the root (two roots may hold folders of the same name); the children
+            // FolderAlbums lists use its own identifiers, so translate them.
+            var qualified: [String: String] = [:]
+            for a in albums { qualified[a.localIdentifier] = StableIdentifier.collection("album:" + root + "/" + a.directory) }
+            for f in folders { qualified[f.localIdentifier] = StableIdentifier.collectionList("folder:" + root + "/" + f.directory) }
             for a in albums {
                 collections.append(
                     CollectionSpec(
@@ -88,7 +93,7 @@ public enum Organizer {
                 lists.append(
                     CollectionListSpec(
                         localIdentifier: StableIdentifier.collectionList("folder:" + root + "/" + f.directory), type: .folder, subtype: f.subtype,
-                        title: f.title, children: f.children))
+                        title: f.title, children: f.children.map { qualified[$0] ?? $0 }))
             }
         }
         summary.albums = collections.filter { $0.type == .album }.count
