@@ -229,3 +229,33 @@ import TestSupport
         #expect(bad.stderr.contains("^"))
     }
 }
+
+/// `shoebox requests`: write a manifest, replay it into a new catalog, refuse a bad one whole.
+@Suite struct RequestsCommandTests {
+    @Test func writeReplayAndRefuse() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-requests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = Corpus.fixtures.appendingPathComponent("generated/library").path
+        let a = dir.appendingPathComponent("a.sqlite").path, b = dir.appendingPathComponent("b.sqlite").path
+        let manifest = dir.appendingPathComponent("m.jsonl").path
+        _ = try ProbeCommandTests.shoebox(["ingest", "--catalog", a, "--progress", "none", library])
+        let w = try ProbeCommandTests.shoebox(["requests", "--catalog", a, "--out", manifest])
+        #expect(w.status == 0, "\(w.stderr)")
+        let r = try ProbeCommandTests.shoebox(["requests", "--replay", manifest, "--catalog", b, "--root", library])
+        #expect(r.status == 0, "\(r.stderr)")
+        let countA = try ProbeCommandTests.shoebox(["query", "--catalog", a, "--count", "--all-bursts", "--include-hidden"]).stdout
+        let countB = try ProbeCommandTests.shoebox(["query", "--catalog", b, "--count", "--all-bursts", "--include-hidden"]).stdout
+        #expect(countA == countB && !countA.isEmpty)
+        // A manifest with a path escaping the root is refused whole, naming the line.
+        var lines = try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[1] = lines[1].replacingOccurrences(of: "\"path\":\"", with: "\"path\":\"../")
+        let bad = dir.appendingPathComponent("bad.jsonl").path
+        try lines.joined(separator: "\n").write(toFile: bad, atomically: true, encoding: .utf8)
+        let c = dir.appendingPathComponent("c.sqlite").path
+        let refused = try ProbeCommandTests.shoebox(["requests", "--replay", bad, "--catalog", c, "--root", library])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("bad.jsonl:2:"))
+        #expect(!FileManager.default.fileExists(atPath: c))
+    }
+}
