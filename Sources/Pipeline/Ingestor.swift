@@ -199,9 +199,20 @@ public final class Ingestor: Sendable {
         return summary
     }
 
+    /// An absolute path with `.` and `..` removed lexically. Symbolic links are kept as the user wrote them
+    /// (Foundation's `standardizingPath` resolves some, which would change the roots the catalog records).
     static func absolute(_ p: String) -> String {
         let full = p.hasPrefix("/") ? p : FileManager.default.currentDirectoryPath + "/" + p
-        return (full as NSString).standardizingPath
+        var parts: [Substring] = []
+        for c in full.split(separator: "/", omittingEmptySubsequences: true) {
+            if c == "." { continue }
+            if c == ".." {
+                if !parts.isEmpty { parts.removeLast() }
+                continue
+            }
+            parts.append(c)
+        }
+        return "/" + parts.joined(separator: "/")
     }
 
     /// Probes what changed in one folder and assembles it; nil commit when nothing changed.
