@@ -5,7 +5,7 @@ import PhotoModel
 /// An error from the catalog, with a code a command can map to an exit status.
 public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
-        case open, sql, tokenExpired, tokenUnavailable, notFound
+        case open, sql, tokenExpired, tokenUnavailable, notFound, invalidChange
     }
 
     public var code: Code

@@ -206,6 +206,11 @@ enum Schema {
                     UPDATE file SET classification = NULL;
                     """)
         }
+        m.registerMigration("v5: saved fetch tokens") { db in
+            // Saved fetches (transient collections) keep the change token of their save, and their fetch
+            // options (JSON) in `predicate`, so `query --changes NAME` can re-run them and diff.
+            try db.execute(sql: "ALTER TABLE collection ADD COLUMN saved_token TEXT")
+        }
         return m
     }
 }

@@ -30,6 +30,9 @@ struct QueryCommand: ParsableCommand {
     @Flag(help: "Include assets in Recently Deleted.") var includeTrashed = false
     @Option(help: "Save the result's identifiers as a named transient collection.") var save: String?
     @Option(help: "Fetch within a saved result.") var inSaved: String?
+    @Option(help: "Print what changed in a saved fetch since it was saved (removed, inserted, changed, moved), PhotoKit-style.")
+    var changes: String?
+    @Flag(help: "With --changes: then replace the saved list (and its token) with the current result.") var update = false
     @Option(help: "Fetch within an album (by title).") var inAlbum: String?
     @Option(help: "Captured on or after this date (YYYY-MM-DD or ISO-8601).") var fromDate: String?
     @Option(help: "Captured on or before this date.") var toDate: String?
@@ -83,6 +86,13 @@ struct QueryCommand: ParsableCommand {
     }
 
     func validate() throws {
+        if changes != nil {
+            if predicate != nil || save != nil || inSaved != nil || inAlbum != nil || !filterPredicates.isEmpty || !sort.isEmpty || limit != nil || count {
+                throw ValidationError("--changes NAME re-runs the saved query: it takes no predicate, filters, --sort, --limit, --count or --save.")
+            }
+        } else if update {
+            throw ValidationError("--update goes with --changes NAME.")
+        }
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more.") }
         for s in sort where SortDescriptor.columns[SortDescriptor(parsing: s).key] == nil {
             throw ValidationError("Cannot sort by '\(s)'. Sortable keys: \(SortDescriptor.columns.keys.sorted().joined(separator: ", ")).")
@@ -90,6 +100,7 @@ struct QueryCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let changes { return try runChanges(changes) }
         let catalog = try catalogOption.open()
         var options = FetchOptions()
         // The user's predicate and the convenience filters are compiled separately (so an error's caret
@@ -132,12 +143,51 @@ struct QueryCommand: ParsableCommand {
             let keep = Set(try catalog.albumMembers(titled: inAlbum))
             result = try catalog.restrict(result, to: keep)
         }
-        if let save { try catalog.saveFetch(named: save, rowIDs: result.rowIDs) }
+        if let save {
+            // Only a plain fetch can be re-run for change details; one narrowed to a saved result or an
+            // album is saved as a list.
+            if inSaved == nil && inAlbum == nil {
+                try catalog.saveFetch(named: save, rowIDs: result.rowIDs, options: options)
+            } else {
+                try catalog.saveFetch(named: save, rowIDs: result.rowIDs)
+            }
+        }
         if count {
             print(result.count)
             return
         }
         try QueryOutput.write(result, format: format, fields: fields)
+    }
+}
+
+extension QueryCommand {
+    /// `--changes NAME`: PHFetchResultChangeDetails of a saved fetch, in PhotoKit's order.
+    func runChanges(_ name: String) throws {
+        let catalog = try catalogOption.open()
+        let result: SavedFetchChanges
+        do {
+            result = try catalog.changeDetails(forSavedFetch: name)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            throw ExitCode(error.code == .notFound ? 2 : 1)
+        }
+        switch result {
+        case .notIncremental(let reason):
+            print("no incremental change details: \(reason)")
+        case .incremental(let d):
+            let lids = try catalog.localIdentifiers(rowIDs: d.before + d.after)
+            func lid(_ id: Int64) -> String { lids[id] ?? "(purged)" }
+            for i in d.removedIndexes { print("removed\t\(i)\t\(lid(d.before[i]))") }
+            for i in d.insertedIndexes { print("inserted\t\(i)\t\(lid(d.after[i]))") }
+            for i in d.changedIndexes { print("changed\t\(i)\t\(lid(d.after[i]))") }
+            for m in d.moves { print("moved\t\(m.from)->\(m.to)\t\(lid(d.after[m.to]))") }
+            FileHandle.standardError.write(Data(
+                "\(name): \(d.before.count) → \(d.after.count) assets; \(d.removedIndexes.count) removed, \(d.insertedIndexes.count) inserted, \(d.changedIndexes.count) changed, \(d.moves.count) moved\n".utf8))
+        }
+        if update {
+            let r = try catalog.updateSavedFetch(named: name)
+            FileHandle.standardError.write(Data("\(name): saved again (\(r.count) assets)\n".utf8))
+        }
     }
 }
 
