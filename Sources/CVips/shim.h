@@ -24,17 +24,20 @@ static inline int shoebox_vips_init(const char *argv0) {
 }
 
 /// crop: VIPS_INTERESTING_NONE or VIPS_INTERESTING_CENTRE; size: VIPS_SIZE_BOTH, _DOWN or _FORCE.
+/// A truncated file is an error, not a thumbnail with a grey bottom.
 /// Auto-rotates by EXIF orientation (HEIF irot/imir are applied by libheif); converts to sRGB.
 static inline int shoebox_vips_thumbnail(const char *path, VipsImage **out, int width, int height,
                                          int crop, int size) {
     return vips_thumbnail(path, out, width, "height", height, "crop", (VipsInteresting)crop,
-                          "size", (VipsSize)size, "export_profile", "srgb", NULL);
+                          "size", (VipsSize)size, "export_profile", "srgb",
+                          "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
 static inline int shoebox_vips_thumbnail_buffer(void *buf, size_t len, VipsImage **out, int width,
                                                 int height, int crop, int size) {
     return vips_thumbnail_buffer(buf, len, out, width, "height", height, "crop", (VipsInteresting)crop,
-                                 "size", (VipsSize)size, "export_profile", "srgb", NULL);
+                                 "size", (VipsSize)size, "export_profile", "srgb",
+                                 "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
 static inline int shoebox_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,
@@ -45,7 +48,7 @@ static inline int shoebox_vips_thumbnail_image(VipsImage *in, VipsImage **out, i
 
 /// Opens a file (random access: auto-rotation and cropping read out of order).
 static inline VipsImage *shoebox_vips_open(const char *path) {
-    return vips_image_new_from_file(path, NULL);
+    return vips_image_new_from_file(path, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
 static inline int shoebox_vips_autorot(VipsImage *in, VipsImage **out) {

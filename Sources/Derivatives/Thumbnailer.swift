@@ -127,6 +127,12 @@ public struct Thumbnailer: Sendable {
                 do {
                     let image = try thumbnail(path: path, frame: frame, size: size, request)
                     try save(image, to: url, source: path, request)
+                } catch {
+                    guard frame == nil, request.crop == nil else { throw error }
+                    do {
+                        let image = try fullDecode(path: path, size: size, request)
+                        try save(image, to: url, source: path, request)
+                    } catch _ { throw error }
                 }
                 s.created.append(url.path)
             }
@@ -140,9 +146,20 @@ public struct Thumbnailer: Sendable {
         let sz = Int32(request.resize == .exact ? VIPS_SIZE_BOTH.rawValue : VIPS_SIZE_DOWN.rawValue)
         let w = Int32(size), h = Int32(size)
         if frame == nil, request.crop == nil {
-            // The streaming path: shrink-on-load, EXIF auto-rotation, HEIF transforms by libheif.
+            // The streaming path: shrink-on-load, EXIF auto-rotation, HEIF transforms by libheif. libvips
+            // 8.14 may pick a HEIF's embedded thumbnail and then refuse it ("bad image dimensions on
+            // decode"): `render` then tries `fullDecode`, and the first error is the one reported.
+            // (libvips is lazy: the failure shows when the pixels are pulled, in the save.)
             return try Vips.make("vips_thumbnail", path: path) { shoebox_vips_thumbnail(path, $0, w, h, crop, sz) }
         }
+        return try fullDecode(path: path, frame: frame, size: size, request)
+    }
+
+    /// Decode the whole picture (a file, or a video frame), orient, crop, then resize.
+    static func fullDecode(path: String, frame: PosterFrame? = nil, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+        let crop = Int32(request.mode == .fill ? VIPS_INTERESTING_CENTRE.rawValue : VIPS_INTERESTING_NONE.rawValue)
+        let sz = Int32(request.resize == .exact ? VIPS_SIZE_BOTH.rawValue : VIPS_SIZE_DOWN.rawValue)
+        let w = Int32(size), h = Int32(size)
         var image: VipsImageRef
         if let frame {
             // libvips copies the pixels, so no pointer outlives the closure.
