@@ -96,7 +96,7 @@ let package = Package(
             dependencies: ["Pipeline", "Catalog", "TestSupport"]),
         .testTarget(
             name: "DerivativesTests",
-            dependencies: ["Derivatives", "Catalog", "Pipeline", "TestSupport"]),
+            dependencies: ["Derivatives", "CVips", "Catalog", "Pipeline", "PhotoModel", "TestSupport"]),
         .testTarget(
             name: "ShoeboxCLITests",
             dependencies: ["shoebox", "Catalog", "MediaProbe", "TestSupport"]),

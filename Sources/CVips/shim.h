@@ -25,25 +25,41 @@ static inline int shoebox_vips_init(const char *argv0) {
 
 /// crop: VIPS_INTERESTING_NONE or VIPS_INTERESTING_CENTRE; size: VIPS_SIZE_BOTH, _DOWN or _FORCE.
 /// A truncated file is an error, not a thumbnail with a grey bottom.
-/// Auto-rotates by EXIF orientation (HEIF irot/imir are applied by libheif); converts to sRGB.
+/// Auto-rotates by EXIF orientation (HEIF irot/imir are applied by libheif). Colour is left as loaded:
+/// `shoebox_vips_to_srgb` follows (libvips 8.14's export_profile also transforms *untagged* input,
+/// darkening an already-sRGB picture by ~7 levels).
 static inline int shoebox_vips_thumbnail(const char *path, VipsImage **out, int width, int height,
                                          int crop, int size) {
     return vips_thumbnail(path, out, width, "height", height, "crop", (VipsInteresting)crop,
-                          "size", (VipsSize)size, "export_profile", "srgb",
+                          "size", (VipsSize)size,
                           "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
 static inline int shoebox_vips_thumbnail_buffer(void *buf, size_t len, VipsImage **out, int width,
                                                 int height, int crop, int size) {
     return vips_thumbnail_buffer(buf, len, out, width, "height", height, "crop", (VipsInteresting)crop,
-                                 "size", (VipsSize)size, "export_profile", "srgb",
+                                 "size", (VipsSize)size,
                                  "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
 static inline int shoebox_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,
                                                int crop, int size) {
     return vips_thumbnail_image(in, out, width, "height", height, "crop", (VipsInteresting)crop,
-                                "size", (VipsSize)size, "export_profile", "srgb", NULL);
+                                "size", (VipsSize)size, NULL);
+}
+
+/// To sRGB: through the embedded ICC profile when there is one (Display P3 HEICs), by colourspace
+/// conversion for other interpretations (CMYK, Lab, 16-bit RGB); untouched when already sRGB or grey.
+static inline int shoebox_vips_to_srgb(VipsImage *in, VipsImage **out) {
+    if (vips_image_get_typeof(in, VIPS_META_ICC_NAME))
+        return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", VIPS_INTENT_RELATIVE, NULL);
+    VipsInterpretation i = vips_image_get_interpretation(in);
+    if (i == VIPS_INTERPRETATION_sRGB || i == VIPS_INTERPRETATION_B_W || i == VIPS_INTERPRETATION_MULTIBAND) {
+        g_object_ref(in);
+        *out = in;
+        return 0;
+    }
+    return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL);
 }
 
 /// Opens a file (random access: auto-rotation and cropping read out of order).

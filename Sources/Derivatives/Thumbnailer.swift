@@ -119,18 +119,21 @@ public struct Thumbnailer: Sendable {
         s.existing += wanted.count - todo.count
         guard !todo.isEmpty else { return }
         do {
+            if stored.asset.traits.contains(.raw), resource.type != .fullSizePhoto {
+                try checkNotATinyPreview(path, stored.asset)
+            }
             var frame: PosterFrame?
             if stored.asset.mediaType == .video { frame = try PosterFrame.decode(path: path) }
             for (size, url) in todo {
                 try fm.createDirectoryIfNeeded(url.deletingLastPathComponent())
                 // The images of one size are released before the next size starts.
                 do {
-                    let image = try thumbnail(path: path, frame: frame, size: size, request)
+                    let image = try squared(thumbnail(path: path, frame: frame, size: size, request), request)
                     try save(image, to: url, source: path, request)
                 } catch {
                     guard frame == nil, request.crop == nil else { throw error }
                     do {
-                        let image = try fullDecode(path: path, size: size, request)
+                        let image = try squared(fullDecode(path: path, size: size, request), request)
                         try save(image, to: url, source: path, request)
                     } catch _ { throw error }
                 }
@@ -139,6 +142,30 @@ public struct Thumbnailer: Sendable {
         } catch {
             s.errors.append(Failure(path: path, stage: "thumbnail", reason: "\(error)"))
         }
+    }
+
+    /// libvips has no RAW decoder: for a RAW file it reads the first TIFF directory, often a tiny preview
+    /// (an 8×8 one in the corpus DNG). Less than a quarter of the picture's size is an error, not a thumbnail.
+    static func checkNotATinyPreview(_ path: String, _ asset: Asset) throws(DerivativeError) {
+        let image = try Vips.make("vips_image_new_from_file", path: path) { out in
+            guard let p = shoebox_vips_open(path) else { return -1 }
+            out.pointee = p
+            return 0
+        }
+        let long = max(image.width, image.height), assetLong = max(asset.pixelWidth, asset.pixelHeight)
+        if assetLong > 0, long * 4 < assetLong {
+            throw DerivativeError("libvips reads only a \(image.width)x\(image.height) preview of this RAW file, not the \(asset.pixelWidth)x\(asset.pixelHeight) picture (no RAW decoder)")
+        }
+    }
+
+    /// Fill is square even when `fast` left a small source unscaled (libvips then skips the crop).
+    /// Also the last step before saving: the picture goes to sRGB.
+    static func squared(_ input: VipsImageRef, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+        let image = try Vips.make("vips_icc_transform") { shoebox_vips_to_srgb(input.pointer, $0) }
+        guard request.mode == .fill, image.width != image.height else { return image }
+        let side = min(image.width, image.height)
+        let left = (image.width - side) / 2, top = (image.height - side) / 2
+        return try Vips.make("vips_extract_area") { shoebox_vips_extract_area(image.pointer, $0, Int32(left), Int32(top), Int32(side), Int32(side)) }
     }
 
     static func thumbnail(path: String, frame: PosterFrame?, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
