@@ -37,7 +37,7 @@ let package = Package(
             name: "CXXHash", pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]),
 
-        // path -> ProbeReport. The only module that imports the C modules.
+        // path -> ProbeReport. One of two modules that import the C modules (Derivatives is the other).
         .target(
             name: "MediaProbe",
             dependencies: ["CExif", "CHeif", "CFFmpeg", "CXXHash"]),
