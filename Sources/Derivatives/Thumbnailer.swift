@@ -154,7 +154,7 @@ public struct Thumbnailer: Sendable {
         }
         let long = max(image.width, image.height), assetLong = max(asset.pixelWidth, asset.pixelHeight)
         if assetLong > 0, long * 4 < assetLong {
-            throw DerivativeError("libvips reads only a \(image.width)x\(image.height) preview of this RAW file, not the \(asset.pixelWidth)x\(asset.pixelHeight) picture (no RAW decoder)")
+            throw DerivativeError("libvips reads only a preview (\(image.width)x\(image.height)) of this RAW file, not the \(asset.pixelWidth)x\(asset.pixelHeight) picture (no RAW decoder)")
         }
     }
 
