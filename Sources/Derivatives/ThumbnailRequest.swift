@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 
 /// What to make: PhotoKit's `PHImageRequestOptions` vocabulary for files on disk.
@@ -64,16 +65,31 @@ public struct ThumbnailRequest: Sendable, Equatable {
         self.quality = quality ?? (format == .heic ? 50 : 85)
     }
 
-    /// `out/ab/<cloudId>_<size>_<mode>_<version>[_fast][_<crop>].<ext>`: keyed by the content-derived
+    /// `out/ab/<cloudId>_<size>_<mode>_<version>[_fast][_<crop>][_<source hash>].<ext>`: keyed by the
     /// cloud identifier, so a re-run finds its files and a changed asset (new identifier) gets new ones.
-    public func outputURL(cloudIdentifier: String, size: Int) -> URL {
+    /// The cloud identifier survives an in-place change of a file (and a new edit render), so the first
+    /// 12 hex digits of the source resource's content hash are part of the name too: a changed source
+    /// gets a new file rather than a stale one being skipped.
+    public func outputURL(cloudIdentifier: String, size: Int, sourceHash: String? = nil) -> URL {
         let id = cloudIdentifier.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" }
         let name = String(id)
         var stem = "\(name)_\(size)_\(mode.rawValue)_\(version.rawValue)"
         if resize == .fast { stem += "_fast" }
         if let crop { stem += "_" + crop.key }
+        if let sourceHash {
+            let hex = sourceHash.split(separator: ":").last.map { $0.filter(\.isHexDigit).prefix(12) } ?? ""
+            if !hex.isEmpty { stem += "_" + hex.lowercased() }
+        }
         let shard = String(name.prefix(2)).lowercased()
         return outputDirectory.appendingPathComponent(shard, isDirectory: true)
             .appendingPathComponent(stem + "." + format.fileExtension)
+    }
+}
+
+extension ThumbnailRequest {
+    /// Where the thumbnail of `asset` at `size` goes (nil when the asset has nothing to render).
+    public func outputURL(for asset: StoredAsset, size: Int) -> URL? {
+        guard let r = Thumbnailer.source(of: asset.asset, version: version) else { return nil }
+        return outputURL(cloudIdentifier: asset.cloudIdentifier, size: size, sourceHash: Thumbnailer.hash(of: r, in: asset))
     }
 }

@@ -101,6 +101,12 @@ public struct Thumbnailer: Sendable {
         }
     }
 
+    /// The content hash the catalog stored for `resource` of `stored`.
+    static func hash(of resource: AssetResource, in stored: StoredAsset) -> String? {
+        guard let i = stored.asset.resources.firstIndex(of: resource), i < stored.resourceHashes.count else { return nil }
+        return stored.resourceHashes[i]
+    }
+
     static func absolutePath(_ stored: StoredAsset, _ r: AssetResource) -> String {
         if r.path.hasPrefix("/") { return r.path }
         if stored.root.isEmpty { return r.path }
@@ -114,7 +120,8 @@ public struct Thumbnailer: Sendable {
         }
         let path = absolutePath(stored, resource)
         let fm = FileManager.default
-        let wanted = request.sizes.map { ($0, request.outputURL(cloudIdentifier: stored.cloudIdentifier, size: $0)) }
+        let sourceHash = hash(of: resource, in: stored)
+        let wanted = request.sizes.map { ($0, request.outputURL(cloudIdentifier: stored.cloudIdentifier, size: $0, sourceHash: sourceHash)) }
         let todo = wanted.filter { !fm.fileExists(atPath: $0.1.path) }
         s.existing += wanted.count - todo.count
         guard !todo.isEmpty else { return }

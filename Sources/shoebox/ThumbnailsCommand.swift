@@ -17,8 +17,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             Examples:
               shoebox thumbnails --sizes 256,1024 --mode fit --out thumbs
               shoebox thumbnails 'mediaType == video' --sizes 512 --mode fill --format webp --out thumbs
-            Files are named out/ab/<cloudIdentifier>_<size>_<mode>_<version>.<ext>; a re-run skips files that
-            exist, and a changed asset (new cloud identifier) gets new ones. Exit status 1 when any asset failed.
+            Files are named out/ab/<cloudIdentifier>_<size>_<mode>_<version>_<source hash>.<ext>; a re-run skips
+            files that exist, and a changed asset gets new ones. Exit status 1 when any asset failed.
             """)
 
     @Argument(help: "A predicate (docs/predicates.md); all assets when absent.") var predicate: String?

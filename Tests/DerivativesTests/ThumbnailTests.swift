@@ -108,7 +108,7 @@ enum Pixels {
 
             var checked = 0
             for a in assets {
-                let url = request.outputURL(cloudIdentifier: a.cloudIdentifier, size: 256)
+                let url = try #require(request.outputURL(for: a, size: 256))
                 let source = Thumbnailer.source(of: a.asset, version: .current).map { root + "/" + $0.path } ?? ""
                 if summary.errors.contains(where: { $0.path == source }) {
                     #expect(!FileManager.default.fileExists(atPath: url.path))
@@ -157,7 +157,7 @@ enum Pixels {
                     Issue.record("no asset for \(rel)")
                     continue
                 }
-                let ours = request.outputURL(cloudIdentifier: a.cloudIdentifier, size: 256).path
+                let ours = try #require(request.outputURL(for: a, size: 256)).path
                 let ref = s.url.appendingPathComponent("ref-\(UUID().uuidString).jpg").path
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: vipsthumbnail)
@@ -176,7 +176,7 @@ enum Pixels {
             }
             // A rotated iPhone video (display matrix -90°): portrait poster.
             if let v = assets.first(where: { $0.asset.id == "osxphotos/media_types/IMG_3539.MOV" }) {
-                let size = try #require(Pixels.size(request.outputURL(cloudIdentifier: v.cloudIdentifier, size: 256).path))
+                let size = try #require(Pixels.size(request.outputURL(for: v, size: 256)!.path))
                 #expect(size.width == 144 && size.height == 256, "\(size)")
             }
         }
@@ -217,23 +217,33 @@ enum Pixels {
         for e in summary.errors { print("error entry: \(e)") }
         #expect(summary.created.count == 2)
         let g = try #require(assets.first { $0.asset.id.hasSuffix("good.jpg") })
-        #expect(Pixels.size(request.outputURL(cloudIdentifier: g.cloudIdentifier, size: 256).path).map { [$0.width, $0.height] } == [256, 192])
-        #expect(Pixels.size(request.outputURL(cloudIdentifier: g.cloudIdentifier, size: 128).path).map { [$0.width, $0.height] } == [128, 96])
+        #expect(Pixels.size(request.outputURL(for: g, size: 256)!.path).map { [$0.width, $0.height] } == [256, 192])
+        #expect(Pixels.size(request.outputURL(for: g, size: 128)!.path).map { [$0.width, $0.height] } == [128, 96])
         // No temporary files are left behind by the failures.
         #expect(Self.files(under: s.out).keys.allSatisfy { !$0.hasSuffix(".tmp") })
+
+        // A file changed in place keeps its cloud identifier; its content hash is in the names, so it gets new
+        // thumbnails instead of the stale ones being skipped (which stay).
+        #expect(shoebox_vips_jpegsave(image.pointer, good, 60) == 0)
+        try await Self.ingest([tree.path], catalog)
+        let changed = try #require(try catalog.allAssets().first { $0.asset.id.hasSuffix("good.jpg") })
+        #expect(changed.cloudIdentifier == g.cloudIdentifier)  // identity survives an in-place change
+        let rerun = await Thumbnailer(request: request).run(assets: [changed])
+        #expect(rerun.created.count == 2 && rerun.existing == 0)
+        #expect(FileManager.default.fileExists(atPath: request.outputURL(for: g, size: 256)!.path))
 
         // Fill, a crop, fast resize and the other formats on the good file.
         let cropped = ThumbnailRequest(sizes: [100, 1000], mode: .fill, resize: .fast, crop: try .init(x: 0.5, y: 0, width: 0.5, height: 1), format: .webp, outputDirectory: s.out)
         let c = await Thumbnailer(request: cropped).run(assets: [g])
         #expect(c.errors.isEmpty, "\(c.errors)")
         // The crop is 320×480: fill 100 → 100×100; fast never upscales, so 1000 → 320×320.
-        #expect(Pixels.size(cropped.outputURL(cloudIdentifier: g.cloudIdentifier, size: 100).path).map { [$0.width, $0.height] } == [100, 100])
-        #expect(Pixels.size(cropped.outputURL(cloudIdentifier: g.cloudIdentifier, size: 1000).path).map { [$0.width, $0.height] } == [320, 320])
+        #expect(Pixels.size(cropped.outputURL(for: g, size: 100)!.path).map { [$0.width, $0.height] } == [100, 100])
+        #expect(Pixels.size(cropped.outputURL(for: g, size: 1000)!.path).map { [$0.width, $0.height] } == [320, 320])
         // The right half of the gradient: red (x) is high on the left edge of the crop.
         let heic = ThumbnailRequest(sizes: [64], format: .heic, outputDirectory: s.out)
         let h = await Thumbnailer(request: heic).run(assets: [g])
         #expect(h.errors.isEmpty, "\(h.errors)")
-        #expect(Pixels.size(heic.outputURL(cloudIdentifier: g.cloudIdentifier, size: 64).path).map { [$0.width, $0.height] } == [64, 48])
+        #expect(Pixels.size(heic.outputURL(for: g, size: 64)!.path).map { [$0.width, $0.height] } == [64, 48])
     }
 
     @Test func outputNamesAndVersions() throws {
@@ -245,6 +255,8 @@ enum Pixels {
         fast.resize = .fast
         fast.crop = try .init(parsing: "0.1,0.2,0.5,0.5")
         #expect(fast.outputURL(cloudIdentifier: "X", size: 64).lastPathComponent == "X_64_fill_original_fast_c1000-2000-5000-5000.webp")
+        #expect(fast.outputURL(cloudIdentifier: "X", size: 64, sourceHash: "xxh128:C0A783219079c292d3467ff543780d5d").lastPathComponent
+                == "X_64_fill_original_fast_c1000-2000-5000-5000_c0a783219079.webp")
         #expect(throws: DerivativeError.self) { try ThumbnailRequest.Crop(parsing: "0.6,0,0.5,1") }
         #expect(throws: DerivativeError.self) { try ThumbnailRequest.Crop(parsing: "1,2,3") }
 
