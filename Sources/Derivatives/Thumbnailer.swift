@@ -52,7 +52,7 @@ public struct Thumbnailer: Sendable {
         await run(count: assets.count) { i in assets[i] }
     }
 
-    func run(count: Int, load: @Sendable @escaping (Int) throws(CatalogError) -> StoredAsset) async -> Summary {
+    func run(count: Int, load: (Int) throws(CatalogError) -> StoredAsset) async -> Summary {
         var summary = Summary()
         do { try Vips.ensureInitialised() } catch {
             summary.errors.append(Failure(path: "", stage: "thumbnail", reason: error.description))
@@ -61,17 +61,19 @@ public struct Thumbnailer: Sendable {
         let request = self.request
         await withTaskGroup(of: Summary.self) { group in
             var next = 0
+            // Assets are loaded here, one at a time (a FetchResult's batch cache is not for concurrent
+            // use); only the rendering runs in the child tasks.
             func add() {
                 let i = next
                 next += 1
+                let loaded: Result<StoredAsset, CatalogError>
+                do { loaded = .success(try load(i)) } catch { loaded = .failure(error) }
                 group.addTask {
                     var s = Summary()
                     s.assets = 1
-                    do {
-                        let asset = try load(i)
-                        Self.render(asset, request, into: &s)
-                    } catch {
-                        s.errors.append(Failure(path: "#\(i)", stage: "fetch", reason: "\(error)"))
+                    switch loaded {
+                    case .success(let asset): Self.render(asset, request, into: &s)
+                    case .failure(let error): s.errors.append(Failure(path: "#\(i)", stage: "fetch", reason: "\(error)"))
                     }
                     return s
                 }
