@@ -26,6 +26,10 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev"])]),
 
+        .systemLibrary(
+            name: "CVips", pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]),
+
         // PhotoKit's vocabulary as plain values; depends on nothing.
         .target(name: "PhotoModel"),
 
@@ -33,7 +37,7 @@ let package = Package(
             name: "CXXHash", pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]),
 
-        // path -> ProbeReport. The only module that imports the C modules.
+        // path -> ProbeReport. One of two modules that import the C modules (Derivatives is the other).
         .target(
             name: "MediaProbe",
             dependencies: ["CExif", "CHeif", "CFFmpeg", "CXXHash"]),
@@ -63,6 +67,11 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]),
 
+        // Catalog assets -> thumbnails. The second module allowed to import C modules (pixels, not metadata).
+        .target(
+            name: "Derivatives",
+            dependencies: ["CVips", "CHeif", "CFFmpeg", "Catalog", "PhotoModel"]),
+
         .executableTarget(
             name: "shoebox",
             dependencies: [
@@ -70,6 +79,7 @@ let package = Package(
                 "Assemble",
                 "Catalog",
                 "Pipeline",
+                "Derivatives",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -84,6 +94,9 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "Catalog", "TestSupport"]),
+        .testTarget(
+            name: "DerivativesTests",
+            dependencies: ["Derivatives", "CVips", "Catalog", "Pipeline", "PhotoModel", "TestSupport"]),
         .testTarget(
             name: "ShoeboxCLITests",
             dependencies: ["shoebox", "Catalog", "MediaProbe", "TestSupport"]),

@@ -7,7 +7,11 @@ struct Shoebox: AsyncParsableCommand {
         commandName: "shoebox",
         abstract: "Catalogue folders of photos and videos the way Apple's PhotoKit sees them.",
         version: "0.1.0",
-        subcommands: [ProbeCommand.self, InspectCommand.self, IngestCommand.self, QueryCommand.self, ShowCommand.self, StatsCommand.self, ChangesCommand.self, ErrorsCommand.self, IdCommand.self, CollectionsCommand.self, MomentsCommand.self, BurstsCommand.self, RequestsCommand.self, ChangeCommand.self])
+        subcommands: [
+            ProbeCommand.self, InspectCommand.self, IngestCommand.self, QueryCommand.self, ShowCommand.self, StatsCommand.self,
+            ChangesCommand.self, ErrorsCommand.self, IdCommand.self, CollectionsCommand.self, MomentsCommand.self, BurstsCommand.self,
+            RequestsCommand.self, ChangeCommand.self, ThumbnailsCommand.self,
+        ])
 }
 
 /// Output formats shared by the commands.

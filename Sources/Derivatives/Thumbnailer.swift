@@ -1,0 +1,262 @@
+import CVips
+import Catalog
+import Foundation
+import PhotoModel
+
+/// Makes thumbnails for catalog assets with libvips (images) and libavcodec (video poster frames).
+///
+/// Bounded concurrency: at most `concurrency` assets are decoded at once (each libvips pipeline runs on
+/// one worker thread and streams its input). An asset that cannot be rendered becomes an error entry;
+/// the run goes on.
+public struct Thumbnailer: Sendable {
+    public struct Failure: Sendable, Equatable, CustomStringConvertible {
+        public var path: String
+        public var stage: String
+        public var reason: String
+        public var description: String { "\(path): \(stage): \(reason)" }
+    }
+
+    public struct Summary: Sendable {
+        public var assets = 0
+        /// Files written by this run.
+        public var created: [String] = []
+        /// Outputs that already existed (skipped).
+        public var existing = 0
+        /// Assets with nothing to render (audio, no photo/video resource).
+        public var unsupported = 0
+        public var errors: [Failure] = []
+
+        mutating func merge(_ o: Summary) {
+            assets += o.assets
+            created += o.created
+            existing += o.existing
+            unsupported += o.unsupported
+            errors += o.errors
+        }
+    }
+
+    public var request: ThumbnailRequest
+    public var concurrency: Int
+
+    public init(request: ThumbnailRequest, concurrency: Int? = nil) {
+        self.request = request
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        self.concurrency = max(1, min(concurrency ?? cores, cores))
+    }
+
+    public func run(assets: FetchResult) async -> Summary {
+        await run(count: assets.count) { i throws(CatalogError) in try assets.object(at: i) }
+    }
+
+    public func run(assets: [StoredAsset]) async -> Summary {
+        await run(count: assets.count) { i in assets[i] }
+    }
+
+    func run(count: Int, load: (Int) throws(CatalogError) -> StoredAsset) async -> Summary {
+        var summary = Summary()
+        do { try Vips.ensureInitialised() } catch {
+            summary.errors.append(Failure(path: "", stage: "thumbnail", reason: error.description))
+            return summary
+        }
+        let request = self.request
+        await withTaskGroup(of: Summary.self) { group in
+            var next = 0
+            // Assets are loaded here, one at a time (a FetchResult's batch cache is not for concurrent
+            // use); only the rendering runs in the child tasks.
+            func add() {
+                let i = next
+                next += 1
+                let loaded: Result<StoredAsset, CatalogError>
+                do { loaded = .success(try load(i)) } catch { loaded = .failure(error) }
+                group.addTask {
+                    var s = Summary()
+                    s.assets = 1
+                    switch loaded {
+                    case .success(let asset): Self.render(asset, request, into: &s)
+                    case .failure(let error): s.errors.append(Failure(path: "#\(i)", stage: "fetch", reason: "\(error)"))
+                    }
+                    return s
+                }
+            }
+            while next < count, next < concurrency { add() }
+            for await s in group {
+                summary.merge(s)
+                if next < count { add() }
+            }
+        }
+        summary.created.sort()
+        return summary
+    }
+
+    /// The resource a version reads, by PhotoKit's rules.
+    public static func source(of asset: Asset, version: ThumbnailRequest.Version) -> AssetResource? {
+        func first(_ t: AssetResourceType) -> AssetResource? { asset.resources.first { $0.type == t } }
+        switch asset.mediaType {
+        case .image:
+            if version == .current, let r = first(.fullSizePhoto) { return r }
+            return first(.photo) ?? first(.alternatePhoto)
+        case .video:
+            if version == .current, let r = first(.fullSizeVideo) { return r }
+            return first(.video)
+        default:
+            return nil
+        }
+    }
+
+    /// The content hash the catalog stored for `resource` of `stored`.
+    static func hash(of resource: AssetResource, in stored: StoredAsset) -> String? {
+        guard let i = stored.asset.resources.firstIndex(of: resource), i < stored.resourceHashes.count else { return nil }
+        return stored.resourceHashes[i]
+    }
+
+    static func absolutePath(_ stored: StoredAsset, _ r: AssetResource) -> String {
+        if r.path.hasPrefix("/") { return r.path }
+        if stored.root.isEmpty { return r.path }
+        return stored.root.hasSuffix("/") ? stored.root + r.path : stored.root + "/" + r.path
+    }
+
+    static func render(_ stored: StoredAsset, _ request: ThumbnailRequest, into s: inout Summary) {
+        guard let resource = source(of: stored.asset, version: request.version), resource.byteRange == nil else {
+            s.unsupported += 1
+            return
+        }
+        let path = absolutePath(stored, resource)
+        let fm = FileManager.default
+        let sourceHash = hash(of: resource, in: stored)
+        let wanted = request.sizes.map { ($0, request.outputURL(cloudIdentifier: stored.cloudIdentifier, size: $0, sourceHash: sourceHash)) }
+        let todo = wanted.filter { !fm.fileExists(atPath: $0.1.path) }
+        s.existing += wanted.count - todo.count
+        guard !todo.isEmpty else { return }
+        do {
+            if stored.asset.traits.contains(.raw), resource.type != .fullSizePhoto {
+                try checkNotATinyPreview(path, stored.asset)
+            }
+            var frame: PosterFrame?
+            if stored.asset.mediaType == .video { frame = try PosterFrame.decode(path: path) }
+            for (size, url) in todo {
+                try fm.createDirectoryIfNeeded(url.deletingLastPathComponent())
+                // The images of one size are released before the next size starts.
+                do {
+                    let image = try squared(thumbnail(path: path, frame: frame, size: size, request), request)
+                    try save(image, to: url, source: path, request)
+                } catch {
+                    guard frame == nil, request.crop == nil else { throw error }
+                    do {
+                        let image = try squared(fullDecode(path: path, size: size, request), request)
+                        try save(image, to: url, source: path, request)
+                    } catch _ { throw error }
+                }
+                s.created.append(url.path)
+            }
+        } catch {
+            s.errors.append(Failure(path: path, stage: "thumbnail", reason: "\(error)"))
+        }
+    }
+
+    /// libvips has no RAW decoder: for a RAW file it reads the first TIFF directory, often a tiny preview
+    /// (an 8×8 one in the corpus DNG). Less than a quarter of the picture's size is an error, not a thumbnail.
+    static func checkNotATinyPreview(_ path: String, _ asset: Asset) throws(DerivativeError) {
+        let image = try Vips.make("vips_image_new_from_file", path: path) { out in
+            guard let p = shoebox_vips_open(path) else { return -1 }
+            out.pointee = p
+            return 0
+        }
+        let long = max(image.width, image.height), assetLong = max(asset.pixelWidth, asset.pixelHeight)
+        if assetLong > 0, long * 4 < assetLong {
+            throw DerivativeError("libvips reads only a preview (\(image.width)x\(image.height)) of this RAW file, not the \(asset.pixelWidth)x\(asset.pixelHeight) picture (no RAW decoder)")
+        }
+    }
+
+    /// Fill is square even when `fast` left a small source unscaled (libvips then skips the crop).
+    /// Also the last step before saving: the picture goes to sRGB.
+    static func squared(_ input: VipsImageRef, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+        let image = try Vips.make("vips_icc_transform") { shoebox_vips_to_srgb(input.pointer, $0) }
+        guard request.mode == .fill, image.width != image.height else { return image }
+        let side = min(image.width, image.height)
+        let left = (image.width - side) / 2, top = (image.height - side) / 2
+        return try Vips.make("vips_extract_area") { shoebox_vips_extract_area(image.pointer, $0, Int32(left), Int32(top), Int32(side), Int32(side)) }
+    }
+
+    static func thumbnail(path: String, frame: PosterFrame?, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+        let crop = Int32(request.mode == .fill ? VIPS_INTERESTING_CENTRE.rawValue : VIPS_INTERESTING_NONE.rawValue)
+        let sz = Int32(request.resize == .exact ? VIPS_SIZE_BOTH.rawValue : VIPS_SIZE_DOWN.rawValue)
+        let w = Int32(size), h = Int32(size)
+        if frame == nil, request.crop == nil {
+            // The streaming path: shrink-on-load, EXIF auto-rotation, HEIF transforms by libheif. libvips
+            // 8.14 may pick a HEIF's embedded thumbnail and then refuse it ("bad image dimensions on
+            // decode"): `render` then tries `fullDecode`, and the first error is the one reported.
+            // (libvips is lazy: the failure shows when the pixels are pulled, in the save.)
+            return try Vips.make("vips_thumbnail", path: path) { shoebox_vips_thumbnail(path, $0, w, h, crop, sz) }
+        }
+        return try fullDecode(path: path, frame: frame, size: size, request)
+    }
+
+    /// Decode the whole picture (a file, or a video frame), orient, crop, then resize.
+    static func fullDecode(path: String, frame: PosterFrame? = nil, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+        let crop = Int32(request.mode == .fill ? VIPS_INTERESTING_CENTRE.rawValue : VIPS_INTERESTING_NONE.rawValue)
+        let sz = Int32(request.resize == .exact ? VIPS_SIZE_BOTH.rawValue : VIPS_SIZE_DOWN.rawValue)
+        let w = Int32(size), h = Int32(size)
+        var image: VipsImageRef
+        if let frame {
+            // libvips copies the pixels, so no pointer outlives the closure.
+            let copied = frame.rgb.withUnsafeBytes { buf in
+                vips_image_new_from_memory_copy(buf.baseAddress, buf.count, Int32(frame.width), Int32(frame.height), 3, VIPS_FORMAT_UCHAR)
+            }
+            guard let copied else { throw DerivativeError(Vips.errorText(), function: "vips_image_new_from_memory_copy") }
+            image = VipsImageRef(copied)
+            if frame.clockwiseRotation != 0 {
+                let angle: VipsAngle = frame.clockwiseRotation == 90 ? VIPS_ANGLE_D90 : frame.clockwiseRotation == 180 ? VIPS_ANGLE_D180 : VIPS_ANGLE_D270
+                let src = image
+                image = try Vips.make("vips_rot") { shoebox_vips_rot(src.pointer, $0, Int32(angle.rawValue)) }
+            }
+        } else {
+            let opened = try Vips.make("vips_image_new_from_file", path: path) { out in
+                guard let p = shoebox_vips_open(path) else { return -1 }
+                out.pointee = p
+                return 0
+            }
+            image = try Vips.make("vips_autorot", path: path) { shoebox_vips_autorot(opened.pointer, $0) }
+        }
+        if let c = request.crop {
+            let iw = Double(image.width), ih = Double(image.height)
+            let left = min(Int((c.x * iw).rounded()), image.width - 1), top = min(Int((c.y * ih).rounded()), image.height - 1)
+            let cw = max(1, min(Int((c.width * iw).rounded()), image.width - left))
+            let ch = max(1, min(Int((c.height * ih).rounded()), image.height - top))
+            let src = image
+            image = try Vips.make("vips_extract_area") { shoebox_vips_extract_area(src.pointer, $0, Int32(left), Int32(top), Int32(cw), Int32(ch)) }
+        }
+        let src = image
+        return try Vips.make("vips_thumbnail_image") { shoebox_vips_thumbnail_image(src.pointer, $0, w, h, crop, sz) }
+    }
+
+    /// Writes to a temporary name beside the target and renames, so an interrupted run never leaves a
+    /// partial file that a re-run would skip.
+    static func save(_ image: VipsImageRef, to url: URL, source: String, _ request: ThumbnailRequest) throws(DerivativeError) {
+        let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
+        let q = Int32(request.quality)
+        let rc: Int32
+        let function: String
+        switch request.format {
+        case .jpeg: rc = shoebox_vips_jpegsave(image.pointer, tmp, q); function = "vips_jpegsave"
+        case .webp: rc = shoebox_vips_webpsave(image.pointer, tmp, q); function = "vips_webpsave"
+        case .heic: rc = shoebox_vips_heifsave(image.pointer, tmp, q); function = "vips_heifsave"
+        }
+        if rc != 0 {
+            unlink(tmp)
+            throw DerivativeError(Vips.errorText(path: source), function: function)
+        }
+        if rename(tmp, url.path) != 0 {
+            let e = String(cString: strerror(errno))
+            unlink(tmp)
+            throw DerivativeError("cannot rename into place: \(e)", function: "rename")
+        }
+    }
+}
+
+extension FileManager {
+    func createDirectoryIfNeeded(_ url: URL) throws(DerivativeError) {
+        do { try createDirectory(at: url, withIntermediateDirectories: true) } catch {
+            throw DerivativeError("cannot create \(url.path): \(error.localizedDescription)", function: "mkdir")
+        }
+    }
+}

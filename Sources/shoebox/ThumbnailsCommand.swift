@@ -1,0 +1,78 @@
+import ArgumentParser
+import Catalog
+import Derivatives
+import Foundation
+
+extension ThumbnailRequest.Mode: ExpressibleByArgument {}
+extension ThumbnailRequest.Resize: ExpressibleByArgument {}
+extension ThumbnailRequest.Version: ExpressibleByArgument {}
+extension ThumbnailRequest.Format: ExpressibleByArgument {}
+
+/// `shoebox thumbnails [PREDICATE] --out DIR`: thumbnails for the assets a predicate fetches.
+struct ThumbnailsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbnails",
+        abstract: "Make thumbnails (libvips; video poster frames with libavcodec) for the assets a predicate fetches.",
+        discussion: """
+            Examples:
+              shoebox thumbnails --sizes 256,1024 --mode fit --out thumbs
+              shoebox thumbnails 'mediaType == video' --sizes 512 --mode fill --format webp --out thumbs
+            Files are named out/ab/<cloudIdentifier>_<size>_<mode>_<version>_<source hash>.<ext>; a re-run skips
+            files that exist, and a changed asset gets new ones. Exit status 1 when any asset failed.
+            """)
+
+    @Argument(help: "A predicate (docs/predicates.md); all assets when absent.") var predicate: String?
+    @Option(name: .customLong("arg"), parsing: .unconditionalSingleValue, help: "A value for %@, %d or %K in the predicate (repeatable, in order).") var args: [String] = []
+    @OptionGroup var catalogOption: CatalogOption
+    @Option(help: "Sizes in pixels, comma-separated.") var sizes: String = "256"
+    @Option(help: "fit (longest side = size) or fill (size x size, centre crop).") var mode: ThumbnailRequest.Mode = .fit
+    @Option(help: "exact (upscale small sources) or fast (never upscale).") var resize: ThumbnailRequest.Resize = .exact
+    @Option(help: "A normalized crop x,y,w,h in 0…1 (top-left origin, after orientation).") var crop: String?
+    @Option(help: "current, unadjusted or original.") var version: ThumbnailRequest.Version = .current
+    @Option(help: "jpeg, webp or heic.") var format: ThumbnailRequest.Format = .jpeg
+    @Option(help: "Output directory.") var out: String
+    @Option(help: "Assets rendered at once (at most the number of cores).") var jobs: Int?
+    @Flag(help: "Include hidden assets.") var includeHidden = false
+    @Flag(help: "Include every frame of a burst, not only its representative.") var allBursts = false
+
+    func parsedSizes() throws -> [Int] {
+        let parts = sizes.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !parts.isEmpty, parts.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 16384 }) else {
+            throw ValidationError("--sizes takes whole numbers 1…16384, comma-separated; got '\(sizes)'.")
+        }
+        return Array(Set(parts.map { $0! })).sorted()
+    }
+
+    func validate() throws {
+        _ = try parsedSizes()
+        if let crop { do { _ = try ThumbnailRequest.Crop(parsing: crop) } catch { throw ValidationError("--crop: \(error)") } }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more.") }
+    }
+
+    func run() async throws {
+        let catalog = try catalogOption.open()
+        var options = FetchOptions()
+        if let predicate, !predicate.trimmingCharacters(in: .whitespaces).isEmpty {
+            do {
+                options = FetchOptions(predicate: try PredicateCompiler.compile(predicate, arguments: args))
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        } else if !args.isEmpty {
+            throw ValidationError("--arg is given but there is no predicate to fill.")
+        }
+        options.includeHiddenAssets = includeHidden
+        options.includeAllBurstAssets = allBursts
+        let result = try catalog.fetchAssets(options)
+        let request = ThumbnailRequest(
+            sizes: try parsedSizes(), mode: mode, resize: resize, crop: try crop.map { try ThumbnailRequest.Crop(parsing: $0) },
+            version: version, format: format, outputDirectory: URL(fileURLWithPath: out, isDirectory: true))
+        let start = Date()
+        let summary = await Thumbnailer(request: request, concurrency: jobs).run(assets: result)
+        let secs = Date().timeIntervalSince(start)
+        for e in summary.errors { FileHandle.standardError.write(Data("error: \(e)\n".utf8)) }
+        print("assets \(summary.assets): \(summary.created.count) files written, \(summary.existing) already present, \(summary.unsupported) with nothing to render, \(summary.errors.count) errors (\(String(format: "%.1f", secs)) s)")
+        if !summary.errors.isEmpty { throw ExitCode(1) }
+    }
+}
