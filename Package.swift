@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "MediaProbe", "Classify", "Assemble", "PhotoModel", "Catalog", "Organize",
+                "MediaProbe", "Classify", "Assemble", "PhotoModel", "Catalog", "Organize", "Derivatives",
                 .product(name: "Yams", package: "Yams"),
             ]),
 
@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "OrganizeTests", dependencies: ["Organize", "PhotoModel", "TestSupport"]),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "Catalog", "TestSupport"]),
+            dependencies: ["Pipeline", "Catalog", "Derivatives", "TestSupport"]),
         .testTarget(
             name: "DerivativesTests",
             dependencies: ["Derivatives", "CVips", "Catalog", "Pipeline", "PhotoModel", "TestSupport"]),

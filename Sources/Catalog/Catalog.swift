@@ -108,6 +108,18 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// Error rows found after the commit stage (thumbnails), attached to a run.
+    public func recordErrors(_ errors: [ErrorInput], runID: Int64) throws(CatalogError) {
+        guard !errors.isEmpty else { return }
+        try write { db in
+            for e in errors {
+                try db.execute(
+                    sql: "INSERT INTO error(run_id, path, stage, reason, at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [runID, e.path, e.stage, e.reason, Self.now()])
+            }
+        }
+    }
+
     static func record(_ db: Database, _ runID: Int64?, _ type: String, _ lid: String, _ change: String, _ props: [String]) throws
         -> ChangeRecord
     {

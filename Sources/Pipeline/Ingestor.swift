@@ -1,6 +1,7 @@
 import Assemble
 import Catalog
 import Classify
+import Derivatives
 import Foundation
 import MediaProbe
 import Organize
@@ -20,6 +21,8 @@ public struct IngestOptions: Sendable {
     public var countFirst = false
     /// Run the organize stage (bursts, moments, albums, smart albums) after the commit.
     public var organize = true
+    /// The optional thumbnails stage (nil: off).
+    public var thumbnails: ThumbnailRequest?
     /// Users' own smart albums (see `SmartAlbumFile`).
     public var userSmartAlbums: [SmartAlbumDefinition] = []
 
@@ -56,6 +59,7 @@ public struct IngestSummary: Sendable {
     public var errorRows: [ErrorInput] = []
     public var currentToken = ""
     public var organized: Organizer.Summary?
+    public var thumbnails: Thumbnailer.Summary?
 
     public var filesPerSecond: Double { elapsed > 0 ? Double(filesSeen) / elapsed : 0 }
 }
@@ -192,6 +196,17 @@ public final class Ingestor: Sendable {
         if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized || !options.userSmartAlbums.isEmpty) {
             let o = try Organizer.run(catalog, runID: runID, userSmartAlbums: options.userSmartAlbums)
             summary.organized = o
+        }
+        // Thumbnails: every asset's files once (existing ones are skipped by name); failures are error rows.
+        if let request = options.thumbnails {
+            var o = FetchOptions()
+            o.includeAllBurstAssets = true
+            o.includeHiddenAssets = true
+            let t = await Thumbnailer(request: request, concurrency: options.concurrency).run(assets: try catalog.fetchAssets(o))
+            try catalog.recordErrors(t.errors.map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }, runID: runID)
+            summary.errors += t.errors.count
+            summary.errorRows += t.errors.prefix(100).map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }
+            summary.thumbnails = t
         }
         summary.elapsed = Date().timeIntervalSince(start)
         summary.counts = try catalog.summaryCounts()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Catalog
+import Derivatives
 import Foundation
 import MediaProbe
 import Pipeline
@@ -61,6 +62,15 @@ struct IngestCommand: AsyncParsableCommand {
     @Flag(help: "Delete assets whose files vanished instead of moving them to Recently Deleted.")
     var prune = false
 
+    @Option(help: "Also write thumbnails into this folder (the thumbnails stage).")
+    var thumbnails: String?
+
+    @Option(help: "Thumbnail sizes for --thumbnails, comma-separated.")
+    var thumbnailSizes: String = "256,1024"
+
+    @Option(help: "Thumbnail mode for --thumbnails: fit or fill.")
+    var thumbnailMode: String = "fit"
+
     @Option(help: "A YAML file with your own smart albums ('userSmartAlbums:', as in Pipelines/smart-albums.yml).")
     var smartAlbums: String?
 
@@ -114,9 +124,20 @@ struct IngestCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
             options.organize = stages.organize
-            if stages.thumbnails.enabled {
-                FileHandle.standardError.write(Data("warning: the thumbnails stage is not built yet; it is skipped\n".utf8))
+            let t = stages.thumbnails
+            if t.enabled, thumbnails == nil {
+                let out = t.out ?? "thumbnails"
+                options.thumbnails = ThumbnailRequest(
+                    sizes: t.sizes, mode: ThumbnailRequest.Mode(rawValue: t.mode.rawValue) ?? .fit,
+                    format: ThumbnailRequest.Format(rawValue: t.format.rawValue) ?? .jpeg, outputDirectory: URL(fileURLWithPath: out))
             }
+        }
+        if let thumbnails {
+            let sizes = thumbnailSizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !sizes.isEmpty, sizes.allSatisfy({ (16...8192).contains($0) }), let mode = ThumbnailRequest.Mode(rawValue: thumbnailMode) else {
+                throw ValidationError("--thumbnail-sizes takes sizes from 16 to 8192 (e.g. 256,1024); --thumbnail-mode is fit or fill.")
+            }
+            options.thumbnails = ThumbnailRequest(sizes: sizes, mode: mode, outputDirectory: URL(fileURLWithPath: thumbnails))
         }
         if let smartAlbums {
             do {
@@ -201,6 +222,9 @@ enum SummaryText {
             "  probed \(s.filesProbed), unchanged \(s.filesUnchanged), folders changed \(s.foldersChanged)",
             "  assets inserted \(s.inserted), updated \(s.updated), deleted \(s.deleted); orphans \(s.orphans); errors \(s.errors)",
         ]
+        if let t = s.thumbnails {
+            lines.append("  thumbnails: \(t.created.count) written, \(t.existing) already present, \(t.errors.count) errors")
+        }
         for (name, n) in s.counts { lines.append("  \(name): \(n)") }
         for e in s.errorRows.prefix(10) { lines.append("  error \(e.path) [\(e.stage)] \(e.reason)") }
         if s.errors > 10 { lines.append("  … \(s.errors - 10) more: shoebox errors --catalog \(catalog)") }

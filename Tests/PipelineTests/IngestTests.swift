@@ -1,4 +1,5 @@
 import Catalog
+import Derivatives
 import Foundation
 import MediaProbe
 import PhotoModel
@@ -154,5 +155,28 @@ extension IngestTests {
         let records = try catalog.changes(since: t, objectType: "asset")
         #expect(records.map(\.changeType) == ["inserted"], "only the new file; nothing else in the folder vanished: \(records)")
         #expect(try catalog.allAssets().count == 9)
+    }
+}
+
+extension IngestTests {
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func thumbnailsStageWritesOnceAndRecordsErrors() async throws {
+        let corpus = try #require(Corpus.root)
+        let s = try Scratch()
+        let tree = s.url.appendingPathComponent("photos")
+        try FileManager.default.copyItem(at: corpus.appendingPathComponent("lychee"), to: tree)
+        let jpeg = try Data(contentsOf: corpus.appendingPathComponent("lychee/mongolia.jpeg"))
+        try jpeg.prefix(jpeg.count / 2).write(to: tree.appendingPathComponent("cut.jpg"))
+        let out = s.url.appendingPathComponent("thumbs")
+        var o = IngestOptions(roots: [tree.path], concurrency: 2)
+        o.thumbnails = ThumbnailRequest(sizes: [96], outputDirectory: out)
+        let catalog = try Catalog(path: s.catalogPath)
+        let first = try await Ingestor(options: o, catalog: catalog).run()
+        #expect(first.thumbnails?.created.count == 8)
+        #expect(first.thumbnails?.errors.map(\.path).contains { $0.hasSuffix("cut.jpg") } == true)
+        #expect(try catalog.errors().contains { $0.stage == "thumbnail" && $0.path.hasSuffix("cut.jpg") })
+        let second = try await Ingestor(options: o, catalog: catalog).run()
+        #expect(second.thumbnails?.created.isEmpty == true)
+        #expect(second.thumbnails?.existing == 8)
     }
 }
