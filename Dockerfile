@@ -3,7 +3,7 @@
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        libexif-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libsqlite3-dev libvips-dev pkg-config \
+        libexif-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libsqlite3-dev libvips-dev libxxhash-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -14,7 +14,7 @@ RUN swift build -c release --static-swift-stdlib --product shoebox \
 
 FROM debian:bookworm-slim
 RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        libexif12 libheif1 libavformat59 libavcodec59 libavutil57 libswscale6 libsqlite3-0 libvips42 \
+        libexif12 libheif1 libavformat59 libavcodec59 libavutil57 libswscale6 libsqlite3-0 libvips42 libxxhash0 \
         ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /work --create-home shoebox
