@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "shoebox", targets: ["shoebox"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
         .library(name: "PhotoModel", targets: ["PhotoModel"]),
+        .library(name: "Catalog", targets: ["Catalog"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

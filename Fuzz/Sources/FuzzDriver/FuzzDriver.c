@@ -1,0 +1,2 @@
+// Declarations only; see include/FuzzDriver.h.
+#include "FuzzDriver.h"

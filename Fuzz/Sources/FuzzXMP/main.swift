@@ -1,0 +1,18 @@
+import FuzzDriver
+import MediaProbe
+
+/// One input: thrown errors are expected; crashes, hangs and ASan reports are findings.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+    _ = XMPReader.parse(bytes, source: "fuzz")
+    // Split at the first NUL into a standard and an extended packet.
+    if let nul = bytes.firstIndex(of: 0) {
+        _ = XMPReader.parse(standard: Array(bytes[..<nul]), extended: Array(bytes[(nul + 1)...]), source: "fuzz")
+    }
+    return 0
+}
+
+var argc = CommandLine.argc
+var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzOne))
