@@ -87,7 +87,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PhotoModel"], path: "Tests/TestSupport"),
         .testTarget(
             name: "MediaProbeTests",
-            dependencies: ["MediaProbe", "TestSupport"]),
+            dependencies: ["MediaProbe", "TestSupport"],
+            exclude: ["FuzzRegressions"]),
         .testTarget(
             name: "AssembleTests",
             dependencies: ["Assemble", "Classify", "MediaProbe", "PhotoModel", "TestSupport"]),

@@ -93,9 +93,10 @@ public enum XMPReader {
         }
 
         func canonical(_ qname: Substring, declared: [String: String]) -> (uri: String, local: String, key: String) {
-            let parts = qname.split(separator: ":", maxSplits: 1)
+            // An empty name (`<:>`, `<a></:>`, an attribute named `:`) must not crash: found by FuzzXMP.
+            let parts = qname.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             let prefix = parts.count == 2 ? parts[0] : ""
-            let local = String(parts.count == 2 ? parts[1] : parts[0])
+            let local = String(parts.count == 2 ? parts[1] : (parts.first ?? ""))
             let uri = declared[String(prefix)] ?? resolve(prefix) ?? ""
             let canon = XMPReader.knownNamespaces[uri] ?? String(prefix)
             return (uri, local, canon.isEmpty ? local : "\(canon):\(local)")
