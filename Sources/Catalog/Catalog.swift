@@ -141,21 +141,8 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// The file rows of one folder without their stored classifications (the cheap check of a re-ingest).
-    public func fingerprints(inDirectory dir: String) throws(CatalogError) -> [FileRow] {
-        try read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, NULL AS classification, classified AS has_classification FROM file WHERE dir = ?",
-                arguments: [dir]
-            ).map { r in
-                var f = Self.fileRow(r)
-                if (r["has_classification"] as Bool?) == true { f.classification = [] }  // present, not loaded
-                return f
-            }
-        }
-    }
-
-    /// `fingerprints(inDirectory:)` for several folders in one query (a re-ingest reads folders in batches).
+    /// The file rows of several folders, without their stored classifications (`classification` is `[]`
+    /// when one is stored): the cheap check of a re-ingest, one query per batch of folders.
     public func fingerprints(inDirectories dirs: [String]) throws(CatalogError) -> [String: [FileRow]] {
         guard !dirs.isEmpty else { return [:] }
         return try read { db in

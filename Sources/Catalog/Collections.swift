@@ -273,13 +273,20 @@ extension Catalog {
         return try rows.map { c throws(CatalogError) in
             guard let p = c.predicate else { return c }
             var c = c
-            c.count = try fetchAssets(smartAlbum: c.subtype, predicate: p).count
+            c.count = try countAssets(smartAlbumOptions(subtype: c.subtype, predicate: p))
             return c
         }
     }
 
     /// The assets of a smart album: its predicate compiled and fetched now, with the album's scope.
     public func fetchAssets(smartAlbum subtype: Int, predicate: String, includeAllBurstAssets: Bool = false) throws(CatalogError) -> FetchResult {
+        var o = try smartAlbumOptions(subtype: subtype, predicate: predicate)
+        o.includeAllBurstAssets = includeAllBurstAssets
+        return try fetchAssets(o)
+    }
+
+    /// A smart album's stored predicate (text and arguments) compiled into fetch options with its scope.
+    func smartAlbumOptions(subtype: Int, predicate: String) throws(CatalogError) -> FetchOptions {
         var parts = predicate.components(separatedBy: "\u{1F}")
         let text = parts.removeFirst()
         let compiled: CompiledPredicate
@@ -289,11 +296,10 @@ extension Catalog {
             throw CatalogError(.notFound, "smart album \(subtype): \(error)")
         }
         var o = FetchOptions(predicate: compiled)
-        o.includeAllBurstAssets = includeAllBurstAssets
         // Scope: Hidden and Recently Deleted look where a normal fetch does not.
         if subtype == AssetCollectionSubtype.smartAlbumAllHidden.rawValue { o.includeHiddenAssets = true }
         if subtype == AssetCollectionSubtype.smartAlbumRecentlyDeleted.rawValue { o.includeTrashed = true; o.includeHiddenAssets = true }
-        return try fetchAssets(o)
+        return o
     }
 
     /// Smart-album arguments: `now - 30 days` style relative dates, else the text itself.

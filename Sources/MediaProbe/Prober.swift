@@ -44,7 +44,7 @@ public struct Prober: Sendable {
             return r
         }
         var r = probe(source: source, path: path, onDisk: true)
-        r.fileModified = FileDate(local: ProbeContext.utcText(source.modificationTime), offsetSeconds: 0)
+        r.fileModified = FileDate(local: FileDate.utcText(source.modificationTime), offsetSeconds: 0)
         return r
     }
 
@@ -598,26 +598,6 @@ struct ProbeContext {
 
     func format2(_ v: Double) -> String { String((v * 100).rounded() / 100) }
 
-    static func utcText(_ t: Int) -> String { FileDate.utcText(t) }
-}
-
-extension FileDate {
-    /// `YYYY-MM-DDTHH:MM:SS` for seconds since 1970, UTC (civil-from-days, no Foundation).
-    public static func utcText(_ t: Int) -> String {
-        let days = t >= 0 ? t / 86400 : (t - 86399) / 86400
-        let secs = t - days * 86400
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        let two = FileDate.twoDigits
-        return String(y) + "-" + two(m) + "-" + two(d) + "T" + two(secs / 3600) + ":" + two(secs % 3600 / 60) + ":" + two(secs % 60)
-    }
 }
 
 /// A window onto part of another source (an embedded JPEG, a motion-photo video).

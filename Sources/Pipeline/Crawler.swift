@@ -66,6 +66,24 @@ public struct Crawler: Sendable {
         return include.contains(where: { $0.matches(relativePath, isDirectory: false) })
     }
 
+    /// The sorted names in a directory, without `.`/`..`, hidden entries (unless asked) and NAS junk;
+    /// nil when the directory cannot be opened (`errno` says why).
+    func entryNames(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let ent = readdir(dir) {
+            let name = withUnsafePointer(to: ent.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            if !includeHidden && name.hasPrefix(".") { continue }
+            if junkDirectories.contains(name) { continue }
+            names.append(name)
+        }
+        return names.sorted()
+    }
+
     private func walk(path: String, relative: String, seen: inout Set<DirID>, depth: Int, visit: (CrawlEntry) throws -> Void) rethrows {
         let isRoot = relative.isEmpty
         var st = stat()
@@ -97,22 +115,10 @@ public struct Crawler: Sendable {
             try visit(CrawlEntry(path: path, error: "directory nesting deeper than 256 levels"))
             return
         }
-        guard let dir = opendir(path) else {
+        guard let names = entryNames(path) else {
             try visit(CrawlEntry(path: path, error: "cannot open directory: \(String(cString: strerror(errno)))"))
             return
         }
-        var names: [String] = []
-        while let ent = readdir(dir) {
-            let name = withUnsafePointer(to: ent.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name == "." || name == ".." { continue }
-            if !includeHidden && name.hasPrefix(".") { continue }
-            if junkDirectories.contains(name) { continue }
-            names.append(name)
-        }
-        closedir(dir)
-        names.sort()
         let base = path.hasSuffix("/") ? path : path + "/"
         for name in names {
             let rel = relative.isEmpty ? name : relative + "/" + name

@@ -59,21 +59,9 @@ public struct FolderWalker {
             let id = Crawler.DirID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
             if seen.contains(id) { continue }
             seen.insert(id)
-            guard let d = opendir(dir) else {
+            guard let names = crawler.entryNames(dir) else {
                 return FolderBatch(dir: dir, files: [FolderBatch.File(path: dir, fingerprint: nil, error: "cannot open folder: \(String(cString: strerror(errno)))")])
             }
-            var names: [String] = []
-            while let ent = readdir(d) {
-                let name = withUnsafePointer(to: ent.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-                }
-                if name == "." || name == ".." { continue }
-                if !crawler.includeHidden && name.hasPrefix(".") { continue }
-                if crawler.junkDirectories.contains(name) { continue }
-                names.append(name)
-            }
-            closedir(d)
-            names.sort()
             var files: [FolderBatch.File] = []
             var subdirs: [(String, String)] = []
             for name in names {

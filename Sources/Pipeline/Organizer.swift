@@ -1,6 +1,7 @@
 import Catalog
 import Classify
 import Foundation
+import MediaProbe
 import Organize
 import PhotoModel
 
@@ -111,13 +112,5 @@ public enum Organizer {
         return summary
     }
 
-    static func iso(_ t: Double) -> String { FileDateText.utc(Int(t)) }
-}
-
-/// UTC text for seconds since 1970 (the same civil-from-days as the prober's).
-enum FileDateText {
-    static func utc(_ t: Int) -> String {
-        let f = ISO8601DateFormatter()
-        return f.string(from: Date(timeIntervalSince1970: TimeInterval(t)))
-    }
+    static func iso(_ t: Double) -> String { FileDate.utcText(Int(t)) + "Z" }
 }

@@ -72,28 +72,7 @@ struct QuickTimeMovieParser {
     /// Seconds since 1904-01-01 UTC as a `FileDate` (nil for 0, which means "not set").
     static func date1904(_ seconds: UInt64) -> FileDate? {
         guard seconds > 0, seconds < 1 << 40 else { return nil }
-        let unix = Int64(seconds) - 2_082_844_800
-        var days = unix / 86400
-        var rem = unix % 86400
-        if rem < 0 {
-            rem += 86400
-            days -= 1
-        }
-        // Days to civil date (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func p2(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var year = String(y)
-        while year.count < 4 { year = "0" + year }
-        let local = "\(year)-\(p2(m))-\(p2(d))T\(p2(rem / 3600)):\(p2(rem / 60 % 60)):\(p2(rem % 60))"
-        return FileDate(local: local, offsetSeconds: 0)
+        return FileDate(local: FileDate.utcText(Int(Int64(seconds) - 2_082_844_800)), offsetSeconds: 0)
     }
 
     // MARK: meta / udta

@@ -88,28 +88,7 @@ enum SidecarDate {
     /// `yyyy-MM-ddTHH:mm:ssZ` for seconds since 1970 (UTC); nil when out of a sane range.
     static func iso8601(unixSeconds: Double) -> String? {
         guard unixSeconds.isFinite, abs(unixSeconds) < 1.0e12 else { return nil }
-        let total = Int64(unixSeconds.rounded(.down))
-        var days = total / 86_400
-        var secs = total % 86_400
-        if secs < 0 {
-            secs += 86_400
-            days -= 1
-        }
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func pad(_ v: Int64, _ n: Int) -> String {
-            let s = String(v)
-            return s.count >= n ? s : String(repeating: "0", count: n - s.count) + s
-        }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2))Z"
+        return FileDate.utcText(Int(unixSeconds.rounded(.down))) + "Z"
     }
 
     /// Seconds between 1970-01-01 and 2001-01-01 (the plist / Core Foundation epoch).
