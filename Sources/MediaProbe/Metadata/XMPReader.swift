@@ -348,48 +348,7 @@ public enum XMPReader {
 
     /// Decodes the five XML entities and numeric character references; anything else stays as written.
     static func decodeText<C: Collection>(_ raw: C) -> String where C.Element == UInt8, C.Index == Int {
-        guard raw.contains(UInt8(ascii: "&")) else { return String(decoding: raw, as: UTF8.self) }
-        var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
-        var i = raw.startIndex
-        while i < raw.endIndex {
-            let c = raw[i]
-            guard c == UInt8(ascii: "&") else {
-                out.append(c)
-                i += 1
-                continue
-            }
-            var j = i + 1
-            while j < raw.endIndex, j - i <= 12, raw[j] != UInt8(ascii: ";") { j += 1 }
-            guard j < raw.endIndex, raw[j] == UInt8(ascii: ";") else {
-                out.append(c)
-                i += 1
-                continue
-            }
-            let name = String(decoding: raw[(i + 1)..<j], as: UTF8.self)
-            var replacement: [UInt8]?
-            switch name {
-            case "lt": replacement = [UInt8(ascii: "<")]
-            case "gt": replacement = [UInt8(ascii: ">")]
-            case "amp": replacement = [UInt8(ascii: "&")]
-            case "quot": replacement = [UInt8(ascii: "\"")]
-            case "apos": replacement = [UInt8(ascii: "'")]
-            default:
-                if name.hasPrefix("#") {
-                    let digits = name.dropFirst()
-                    let code = digits.first == "x" || digits.first == "X"
-                        ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
-                    if let code, let scalar = Unicode.Scalar(code) { replacement = Array(String(Character(scalar)).utf8) }
-                }
-            }
-            if let replacement {
-                out.append(contentsOf: replacement)
-                i = j + 1
-            } else {
-                out.append(c)
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        var ignored = ""
+        return XMLText.decode(raw, strict: false, problem: &ignored) ?? String(decoding: raw, as: UTF8.self)
     }
 }

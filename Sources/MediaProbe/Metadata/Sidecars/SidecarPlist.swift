@@ -94,40 +94,9 @@ private struct XMLPlistParser {
     }
 
     func decodeEntities(_ raw: ArraySlice<UInt8>) throws(ProbeError) -> String {
-        guard raw.contains(UInt8(ascii: "&")) else { return String(decoding: raw, as: UTF8.self) }
-        var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
-        var k = raw.startIndex
-        while k < raw.endIndex {
-            let c = raw[k]
-            guard c == UInt8(ascii: "&") else {
-                out.append(c)
-                k += 1
-                continue
-            }
-            var semi = k + 1
-            while semi < raw.endIndex, semi - k < 12, raw[semi] != UInt8(ascii: ";") { semi += 1 }
-            guard semi < raw.endIndex, raw[semi] == UInt8(ascii: ";") else { throw fail("bad entity") }
-            let name = String(decoding: raw[(k + 1)..<semi], as: UTF8.self)
-            switch name {
-            case "lt": out.append(UInt8(ascii: "<"))
-            case "gt": out.append(UInt8(ascii: ">"))
-            case "amp": out.append(UInt8(ascii: "&"))
-            case "quot": out.append(UInt8(ascii: "\""))
-            case "apos": out.append(UInt8(ascii: "'"))
-            default:
-                var code: UInt32?
-                if name.hasPrefix("#x") || name.hasPrefix("#X") {
-                    code = UInt32(name.dropFirst(2), radix: 16)
-                } else if name.hasPrefix("#") {
-                    code = UInt32(name.dropFirst(1))
-                }
-                guard let cp = code, let scalar = Unicode.Scalar(cp) else { throw fail("unknown entity &\(name);") }
-                out.append(contentsOf: Array(String(Character(scalar)).utf8))
-            }
-            k = semi + 1
-        }
-        return String(decoding: out, as: UTF8.self)
+        var problem = ""
+        guard let text = XMLText.decode(raw, strict: true, problem: &problem) else { throw fail(problem) }
+        return text
     }
 
     mutating func parseDocument() throws(ProbeError) -> SidecarValue {
