@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (ASan + coverage) and runs each for a while.
 #   ./run.sh [SECONDS_PER_TARGET] [TARGET...]      default 60 s, all targets
+#   FUZZ_RUNS=N ./run.sh 0 [TARGET...]              CI budget: exactly N mutations per target with a fixed
+#                                                   seed (-seed=1), so a CI run is repeatable, not timed
 # Corpus seeds: $SHOEBOX_CORPUS (default ../../shared/corpus), ../Fixtures/generated, seeds/<name>.
 # Working corpora: .corpus/<target> (kept between runs). Crash/timeout/OOM inputs: artifacts/<target>/.
 # Prints executions, coverage and findings per target; exits 1 if any target found something.
@@ -37,15 +39,19 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
 # libFuzzer/ASan print the stack; Swift's own backtracer would only add noise (and trip ASan on its memcpy).
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 failed=0
-printf '\n%-14s %12s %8s %8s %s\n' TARGET EXECS COV CORPUS FINDINGS > .summary
+SUMMARY=$(mktemp)
+trap 'rm -f "$SUMMARY"' EXIT
+if [ -n "${FUZZ_RUNS:-}" ]; then BUDGET=(-runs="$FUZZ_RUNS" -seed=1); WHAT="$FUZZ_RUNS runs"
+else BUDGET=(-max_total_time="$SECONDS_PER"); WHAT="${SECONDS_PER}s"; fi
+printf '\n%-14s %12s %8s %8s %s\n' TARGET EXECS COV CORPUS FINDINGS > "$SUMMARY"
 for t in "${TARGETS[@]}"; do
     [ -x "$BIN/$t" ] || { echo "no such target: $t" >&2; failed=1; continue; }
     corpus=.corpus/$t; art=artifacts/$t; log=logs/$t.log
     mkdir -p "$corpus" "$art" logs
     ./seed.py "$t" "$corpus" "$CORPUS" ../Fixtures/generated >/dev/null
     before=$(ls "$art" | wc -l)
-    echo "== $t (${SECONDS_PER}s)"
-    "$BIN/$t" "$corpus" -max_total_time="$SECONDS_PER" -timeout=10 -rss_limit_mb=2048 \
+    echo "== $t ($WHAT)"
+    "$BIN/$t" "$corpus" "${BUDGET[@]}" -timeout=10 -rss_limit_mb=2048 \
         -max_len="$(max_len "$t")" -artifact_prefix="$art/" -print_final_stats=1 >"$log" 2>&1
     rc=$?
     execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
@@ -60,8 +66,8 @@ for t in "${TARGETS[@]}"; do
         top="$why @ ${top:-?}"
         finding="rc=$rc ${new//$'\n'/ } :: $top (log: Fuzz/$log)"
     fi
-    printf '%-14s %12s %8s %8s %s\n' "$t" "${execs:-?}" "${cov:-?}" "$units" "$finding" >> .summary
-    tail -1 .summary
+    printf '%-14s %12s %8s %8s %s\n' "$t" "${execs:-?}" "${cov:-?}" "$units" "$finding" >> "$SUMMARY"
+    tail -1 "$SUMMARY"
 done
-cat .summary; rm -f .summary
+cat "$SUMMARY"
 exit $failed
