@@ -7,6 +7,25 @@
 #include <libavutil/display.h>
 #include <libavutil/log.h>
 #include <libswscale/swscale.h>
+#include <stdint.h>
+#include <time.h>
+
+/// libavformat's interrupt callback: non-zero once CLOCK_MONOTONIC passes the deadline (nanoseconds)
+/// that `opaque` points to. ffmpeg calls it from its blocking I/O and demuxing loops.
+static int shoebox_av_deadline_passed(void *opaque) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return now >= *(const uint64_t *)opaque;
+}
+
+/// Installs the deadline callback on a context made with avformat_alloc_context(); `deadline` must
+/// outlive the context.
+static inline void shoebox_av_set_deadline(AVFormatContext *ctx, uint64_t *deadline) {
+    ctx->interrupt_callback.callback = shoebox_av_deadline_passed;
+    ctx->interrupt_callback.opaque = deadline;
+}
+static inline int shoebox_averror_exit(void) { return AVERROR_EXIT; }
 
 /// Silences ffmpeg's own logging (it writes to stderr from any thread).
 static inline void shoebox_av_quiet(void) { av_log_set_level(AV_LOG_QUIET); }

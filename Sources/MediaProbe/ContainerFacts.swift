@@ -328,6 +328,9 @@ public struct XMPFacts: Sendable, Equatable, Codable {
     /// Fields left out of `fields` because their value is longer than `XMPReader.maxValueLength`
     /// (embedded base64 images, maker notes), with their length in bytes.
     public var oversizedFields: [String: Int] = [:]
+    /// `<!ENTITY` declarations in a DOCTYPE (never expanded). XMP has no use for them: a packet that
+    /// declares entities is the billion-laughs pattern, and the prober refuses its fields.
+    public var declaredEntities = 0
 
     public init(source: String) { self.source = source }
 

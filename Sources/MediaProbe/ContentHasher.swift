@@ -9,8 +9,8 @@ public enum ContentHasher {
     public static let fullHashLimit: UInt64 = 64 << 20
     static let window = 1 << 20
 
-    public static func hash(path: String) throws(ProbeError) -> String {
-        try hash(FileSource(path: path))
+    public static func hash(path: String, deadline: Deadline? = nil) throws(ProbeError) -> String {
+        try hash(FileSource(path: path, deadline: deadline))
     }
 
     public static func hash(_ source: any ByteSource) throws(ProbeError) -> String {

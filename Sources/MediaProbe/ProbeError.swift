@@ -16,6 +16,7 @@ public struct ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let ioError = Code(rawValue: "io-error")
         public static let unsupported = Code(rawValue: "unsupported")
         public static let library = Code(rawValue: "library")
+        public static let timedOut = Code(rawValue: "timed-out")
     }
 
     public var code: Code

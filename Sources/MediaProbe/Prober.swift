@@ -34,16 +34,21 @@ public struct Prober: Sendable {
     /// Largest metadata block (EXIF, XMP) read into memory.
     static let maxMetadataBlock = 16 << 20
 
-    public func probe(path: String) -> ProbeReport {
+    /// Probes a file. With a `deadline`, reads (ours and libavformat's) stop once it passes and the report
+    /// carries a `timed-out` error.
+    public func probe(path: String, deadline: Deadline? = nil) -> ProbeReport {
         let source: FileSource
         do {
-            source = try FileSource(path: path)
+            source = try FileSource(path: path, deadline: deadline)
         } catch {
             var r = ProbeReport(path: path, fileSize: 0, kind: .unknown)
             r.fail(.open, error.description)
             return r
         }
-        var r = probe(source: source, path: path, onDisk: true)
+        var ctx = ProbeContext(source: source, path: path, options: options, onDisk: true)
+        ctx.deadline = deadline
+        ctx.run()
+        var r = ctx.report
         r.fileModified = FileDate(local: FileDate.utcText(source.modificationTime), offsetSeconds: 0)
         return r
     }
@@ -63,6 +68,7 @@ struct ProbeContext {
     let options: ProbeOptions
     let onDisk: Bool
     var report: ProbeReport
+    var deadline: Deadline?
 
     init(source: any ByteSource, path: String, options: ProbeOptions, onDisk: Bool) {
         self.source = source
@@ -145,6 +151,9 @@ struct ProbeContext {
                 }
             }
             if let xmp = r.xmpPacket { c.applyXMP(xmp, source: "\(container) APP1 XMP") }
+            if container == "JPEG", r.facts.width == nil {
+                c.report.fail(.jpeg, "no frame header (SOF0–SOF15) before the end of the segments: not a decodable image")
+            }
         }
         if report.kind == .jpeg {
             attempt(.jpeg) { (c: inout ProbeContext) throws(ProbeError) in
@@ -312,7 +321,7 @@ struct ProbeContext {
             attempt(.jpeg) { (c: inout ProbeContext) throws(ProbeError) in
                 c.report.samsungTrailer = try SamsungTrailerReader.read(c.source)
             }
-            if options.useLibheif, onDisk {
+            if options.useLibheif, onDisk, !(deadline?.hasPassed ?? false) {
                 do {
                     let note = try HEIFDecodeCheck.check(path: path, decode: options.verifyHEIFDecode)
                     report.heifDecodes = Sourced(true, note)
@@ -324,12 +333,17 @@ struct ProbeContext {
         } else if report.kind.isVideo, options.crossCheckMovies || report.quickTime?.videoTrack == nil {
             readWithLibavformat(analyze: false)
         }
+        if report.kind.isVideo, report.quickTime?.tracks.isEmpty ?? true, report.streams.isEmpty,
+            !report.issues.contains(where: { $0.severity == .error })
+        {
+            report.fail(.bmff, "no track in the movie (no readable moov/trak): nothing to play")
+        }
     }
 
     mutating func readWithLibavformat(analyze: Bool) {
-        guard options.useLibavformat, onDisk else { return }
+        guard options.useLibavformat, onDisk, !(deadline?.hasPassed ?? false) else { return }
         do {
-            let r = try AVProbe.probe(path: path, analyze: analyze)
+            let r = try AVProbe.probe(path: path, analyze: analyze, deadline: deadline)
             report.format = r.format
             report.streams = r.streams
             crossCheckStreams()
@@ -350,6 +364,10 @@ struct ProbeContext {
     mutating func applyExif(_ block: [UInt8], container: String, firstIFD: ExifReader.FirstIFD = .ifd0) throws(ProbeError)
         -> ExifReading
     {
+        // libexif quietly stops at an IFD that points back at one already read; we say so.
+        if let t = try? TIFFReader(block), !t.loops.isEmpty {
+            report.fail(.exif, "\(container): IFD offset loop (\(t.loops.joined(separator: ", "))); entries after the loop are not read")
+        }
         let r = try ExifReader.read(block, container: container, firstIFD: firstIFD)
         isDNGFlag = isDNGFlag || r.isDNG
         if report.exif == nil { report.exif = r.exif } else { mergeExif(r.exif) }
@@ -397,6 +415,10 @@ struct ProbeContext {
 
     mutating func applyXMP(_ packet: [UInt8], source: String) {
         let x = XMPReader.parse(packet, source: source)
+        guard x.declaredEntities == 0 else {
+            report.fail(.xmp, "\(source): the packet declares \(x.declaredEntities) XML entities in a DOCTYPE (the billion-laughs pattern); not expanded, and none of its fields are used")
+            return
+        }
         if var existing = report.xmp {
             existing.fields.merge(x.fields) { old, _ in old }
             if existing.directory.isEmpty { existing.directory = x.directory }
@@ -588,6 +610,8 @@ struct ProbeContext {
         do {
             try body(&self)
         } catch {
+            // A used-up time budget fails every later read too: report it once.
+            if error.code == .timedOut, report.issues.contains(where: { $0.reason.hasPrefix(ProbeError.Code.timedOut.rawValue) }) { return }
             report.fail(stage, error.description)
         }
     }

@@ -16,6 +16,8 @@ public struct FolderBatch: Sendable {
     /// Absolute folder path (no trailing slash).
     public var dir: String
     public var files: [File]
+    /// Set when the folder itself could not be read (then `files` is empty).
+    public var error: String?
 }
 
 /// Walks roots folder by folder, so memory holds one folder at a time (plus the stack of folders still to
@@ -54,13 +56,13 @@ public struct FolderWalker {
         while let (dir, relDir) = stack.popLast() {
             var st = stat()
             guard stat(dir, &st) == 0 else {
-                return FolderBatch(dir: dir, files: [FolderBatch.File(path: dir, fingerprint: nil, error: "cannot stat folder: \(String(cString: strerror(errno)))")])
+                return FolderBatch(dir: dir, files: [], error: "cannot stat folder: \(String(cString: strerror(errno)))")
             }
             let id = Crawler.DirID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
             if seen.contains(id) { continue }
             seen.insert(id)
             guard let names = crawler.entryNames(dir) else {
-                return FolderBatch(dir: dir, files: [FolderBatch.File(path: dir, fingerprint: nil, error: "cannot open folder: \(String(cString: strerror(errno)))")])
+                return FolderBatch(dir: dir, files: [], error: "cannot open folder: \(String(cString: strerror(errno)))")
             }
             var files: [FolderBatch.File] = []
             var subdirs: [(String, String)] = []

@@ -25,6 +25,13 @@ public struct IngestOptions: Sendable {
     public var thumbnails: ThumbnailRequest?
     /// Users' own smart albums (see `SmartAlbumFile`).
     public var userSmartAlbums: [SmartAlbumDefinition] = []
+    /// Seconds one file may take (probe + hash) before it is abandoned with an error row; nil: no limit.
+    public var fileTimeBudget: Double? = 60
+    /// Most files abandoned at once before the rest of the run fails fast (see `FileWorkPool`).
+    public var maxStuckFiles = 8
+    /// Called on the worker right before a file is probed (fault injection for tests: a stall, a file
+    /// removed between crawl and probe). Never set in production.
+    public var beforeProbe: (@Sendable (String) -> Void)?
 
     public init(roots: [String], concurrency: Int) {
         self.roots = roots
@@ -60,6 +67,11 @@ public struct IngestSummary: Sendable {
     public var currentToken = ""
     public var organized: Organizer.Summary?
     public var thumbnails: Thumbnailer.Summary?
+    /// Files abandoned after overrunning the time budget, and files skipped because too many were stuck.
+    public var filesAbandoned = 0
+    public var filesSkipped = 0
+    /// Most files probed at once (bounded by the pool, whatever the number of folders in flight).
+    public var peakConcurrentFiles = 0
 
     public var filesPerSecond: Double { elapsed > 0 ? Double(filesSeen) / elapsed : 0 }
 }
@@ -97,12 +109,17 @@ public final class Ingestor: Sendable {
         var summary = IngestSummary()
         summary.runID = runID
         var p = IngestProgress()
+        var limits = FileWorkPool.Limits(width: options.concurrency, timeBudget: options.fileTimeBudget)
+        limits.maxStuck = options.maxStuckFiles
+        let pool = FileWorkPool(limits)
+        defer { pool.shutdown() }
         if options.countFirst { p.filesTotal = FolderWalker.countFiles(roots, crawler: options.crawler) }
 
         for root in roots {
             let rootDir = Crawler.isDirectory(root) ? root : (root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ".")
             var walker = FolderWalker(roots: [root], crawler: options.crawler)
             var visited = Set<String>()
+            var unreadable: [String] = []  // folders that could not be listed: what is below them is kept
             var pendingDirs: [String] = []  // known folders that vanished whole
             var vanishedDone = false
             let width = options.concurrency
@@ -119,12 +136,15 @@ public final class Ingestor: Sendable {
                         var batches: [FolderBatch] = []
                         while batches.count < 64, let b = walker.next() {
                             visited.insert(b.dir)
+                            if b.error != nil { unreadable.append(b.dir + "/") }
                             batches.append(b)
                         }
                         if batches.isEmpty && !vanishedDone {
                             vanishedDone = true
                             if !partial {
-                                pendingDirs = try catalog.directories(underRoot: rootDir).filter { !visited.contains($0) }.reversed()
+                                pendingDirs = try catalog.directories(underRoot: rootDir).filter { d in
+                                    !visited.contains(d) && !unreadable.contains { d.hasPrefix($0) }
+                                }.reversed()
                             }
                         }
                         while batches.isEmpty || (batches.count < 64 && !pendingDirs.isEmpty && walker.isDone) {
@@ -149,7 +169,9 @@ public final class Ingestor: Sendable {
                         }
                         let i = next
                         next += 1
-                        group.addTask { [self] in (i, try await self.prepare(batch, rows: rows, root: rootDir, runID: runID, partial: partial)) }
+                        group.addTask { [self] in
+                            (i, try await self.prepare(batch, rows: rows, root: rootDir, runID: runID, partial: partial, pool: pool))
+                        }
                         return
                     }
                 }
@@ -186,6 +208,10 @@ public final class Ingestor: Sendable {
                 }
             }
         }
+        let stats = pool.statistics
+        summary.filesAbandoned = stats.abandoned
+        summary.filesSkipped = stats.skipped
+        summary.peakConcurrentFiles = stats.peakRunning
         summary.elapsed = Date().timeIntervalSince(start)
         let records0 = try catalog.finishRun(
             runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors, elapsed: summary.elapsed,
@@ -244,7 +270,16 @@ public final class Ingestor: Sendable {
     }
 
     /// Probes what changed in one folder (`rows`: its stored fingerprints) and assembles it.
-    func prepare(_ batch: FolderBatch, rows: [FileRow], root: String, runID: Int64, partial: Bool = false) async throws -> Prepared {
+    func prepare(_ batch: FolderBatch, rows: [FileRow], root: String, runID: Int64, partial: Bool = false, pool: FileWorkPool) async throws
+        -> Prepared
+    {
+        if let error = batch.error {
+            // A folder that cannot be listed: one error row; what the catalog knows of it stays as it was.
+            let e = ErrorInput(path: batch.dir, stage: ProbeStage.open.rawValue, reason: error)
+            return Prepared(
+                commit: FolderCommit(runID: runID, root: root, dir: batch.dir, files: [], vanished: [], assets: nil, errors: [e]),
+                seen: 0, probed: 0, unchanged: 0, errors: [e], orphans: 0, dir: batch.dir)
+        }
         var byPath: [String: FileRow] = [:]
         for r in rows { byPath[r.path] = r }
         var unchanged: [FileRow] = []
@@ -267,6 +302,7 @@ public final class Ingestor: Sendable {
 
         // Probe, classify and hash what is new or changed, in parallel.
         let prober = Prober(options: options.probeOptions)
+        let hook = options.beforeProbe
         let probed: [(FolderBatch.File, FileClassification, String?, [ProbeIssue])] = try await withThrowingTaskGroup(
             of: (Int, FolderBatch.File, FileClassification, String?, [ProbeIssue]).self
         ) { group in
@@ -275,10 +311,24 @@ public final class Ingestor: Sendable {
             func add() {
                 guard let (i, f) = it.next() else { return }
                 group.addTask {
-                    let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober)
-                    let c = Classifier.classify(report)
-                    var hash: String?
-                    if f.error == nil, c.role != .unsupported { hash = try? ContentHasher.hash(path: f.path) }
+                    // Probe, classify and hash on the shared pool, under the per-file time budget.
+                    let (report, c, hash) = await pool.run(
+                        { deadline in
+                            hook?(f.path)
+                            let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline)
+                            let c = Classifier.classify(report)
+                            var hash: String?
+                            if f.error == nil, c.role != .unsupported, !report.timedOut { hash = try? ContentHasher.hash(path: f.path, deadline: deadline) }
+                            return (report, c, hash)
+                        },
+                        abandoned: { budget in
+                            let r = ProbeRunner.abandonedReport(f.path, budget: budget)
+                            return (r, Classifier.classify(r), nil)
+                        },
+                        skipped: { stuck in
+                            let r = ProbeRunner.skippedReport(f.path, stuck: stuck)
+                            return (r, Classifier.classify(r), nil)
+                        })
                     return (i, f, c, hash, report.issues)
                 }
             }
@@ -298,6 +348,12 @@ public final class Ingestor: Sendable {
         for (f, c, hash, issues) in probed {
             let errs = issues.filter { $0.severity == .error }
             for e in errs { prepared.errors.append(ErrorInput(path: f.path, stage: e.stage.rawValue, reason: e.reason)) }
+            // A known file that could not be read this time (gone between crawl and probe, a read error, over
+            // its time budget): keep what the catalog knows, so its asset is not lost; the next run retries.
+            if let row = byPath[f.path], row.classification != nil, row.root == root, errs.contains(where: ProbeRunner.isTransient) {
+                unchanged.append(row)
+                continue
+            }
             if let hash { hashes[f.path] = hash }
             classifications.append(c)
             guard let fp = f.fingerprint else { continue }  // unreadable: an error row, no file row

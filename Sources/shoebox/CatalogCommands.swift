@@ -83,9 +83,13 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "Progress: auto (a live bar on a terminal, nothing otherwise), json (one event per second on stderr), none.")
     var progress: ProgressMode = .auto
 
+    @Option(help: "Seconds one file may take (probe + hash) before it is abandoned with an error row; 0: no limit.")
+    var fileTimeout: Double = 60
+
     func validate() throws {
         if roots.isEmpty && pipeline == nil { throw ValidationError("Give at least one folder to ingest, or --pipeline FILE.") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+        if !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
         if historyRetention < 0 { throw ValidationError("--history-retention must be 0 or more days.") }
         for r in roots where !FileManager.default.fileExists(atPath: r) {
             throw ValidationError("No such file or folder: \(r)")
@@ -117,6 +121,14 @@ struct IngestCommand: AsyncParsableCommand {
         }
         options.crawler = crawler
         options.probeOptions = crossCheck ? ProbeOptions() : .metadataOnly
+        options.fileTimeBudget = fileTimeout > 0 ? fileTimeout : nil
+        // Fit the number of files in flight to the open-file limit instead of failing with EMFILE.
+        let fdLimit = ResourceLimits.raiseOpenFileLimit()
+        let fitted = ResourceLimits.concurrency(requested: options.concurrency, maxStuck: options.maxStuckFiles, openFileLimit: fdLimit)
+        if fitted < options.concurrency {
+            FileHandle.standardError.write(Data("note: \(fitted) files at once instead of \(options.concurrency): the open-file limit is \(fdLimit)\n".utf8))
+            options.concurrency = fitted
+        }
         if let stages = def?.stages {
             // probe → classify → assemble → commit is the ingest itself; only later stages can be switched off.
             for (name, on) in [("probe", stages.probe), ("classify", stages.classify), ("assemble", stages.assemble), ("commit", stages.commit)] where !on {
@@ -225,6 +237,8 @@ enum SummaryText {
         if let t = s.thumbnails {
             lines.append("  thumbnails: \(t.created.count) written, \(t.existing) already present, \(t.errors.count) errors")
         }
+        lines.append(
+            "  limits: at most \(s.peakConcurrentFiles) files at once; \(s.filesAbandoned) abandoned over the time budget, \(s.filesSkipped) skipped; peak memory \(ResourceLimits.peakMemoryBytes() >> 20) MiB")
         for (name, n) in s.counts { lines.append("  \(name): \(n)") }
         for e in s.errorRows.prefix(10) { lines.append("  error \(e.path) [\(e.stage)] \(e.reason)") }
         if s.errors > 10 { lines.append("  … \(s.errors - 10) more: shoebox errors --catalog \(catalog)") }

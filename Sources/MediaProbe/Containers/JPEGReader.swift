@@ -15,6 +15,9 @@ public enum JPEGReader {
     /// Most segments walked before giving up.
     static let maxSegments = 100_000
     static let scanChunk = 256 << 10
+    /// Most bytes of garbage skipped between two segments (outside entropy-coded data) before giving up:
+    /// a file that claims to be a JPEG and then holds gigabytes of zeros is not walked to its end.
+    static let maxJunk: UInt64 = 1 << 20
 
     static let xmpNamespace = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
     static let extendedNamespace = Array("http://ns.adobe.com/xmp/extension/\0".utf8)
@@ -36,8 +39,9 @@ public enum JPEGReader {
                 break
             }
             guard h[0] == 0xFF else {
-                guard let (next, _) = try scanForMarker(source, from: pos) else {
-                    r.warnings.append("JPEG: no marker after offset \(pos); no EOI")
+                guard let (next, _) = try scanForMarker(source, from: pos, limit: maxJunk) else {
+                    let scanned = min(maxJunk, size - pos)
+                    r.warnings.append("JPEG: no marker in the \(scanned) bytes after offset \(pos); stopped reading")
                     break
                 }
                 r.warnings.append("JPEG: skipped \(next - pos) unknown bytes at offset \(pos)")
@@ -149,10 +153,11 @@ public enum JPEGReader {
     }
 
     /// Finds the next marker in entropy-coded data: an FF followed by neither 00, FF nor RSTn.
-    /// Returns the offset of that FF and the marker byte.
-    static func scanForMarker(_ source: any ByteSource, from start: UInt64) throws(ProbeError) -> (UInt64, UInt8)? {
+    /// Returns the offset of that FF and the marker byte; nil when none is found within `limit` bytes.
+    static func scanForMarker(_ source: any ByteSource, from start: UInt64, limit: UInt64 = .max) throws(ProbeError) -> (UInt64, UInt8)? {
         var pos = start
-        while pos < source.size {
+        let end = start &+ limit < start ? source.size : min(source.size, start + limit)
+        while pos < end {
             let chunk = try source.read(at: pos, count: scanChunk)
             guard chunk.count >= 2 else { return nil }
             var i = 0

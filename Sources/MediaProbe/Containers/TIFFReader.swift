@@ -19,6 +19,9 @@ public struct TIFFReader: Sendable {
     public let bigEndian: Bool
     public private(set) var entries: [Entry] = []
     public private(set) var warnings: [String] = []
+    /// IFDs reached a second time through an offset (IFD0's next pointing back at itself, an Exif pointer
+    /// to IFD0…). Never legitimate; the walk stops there.
+    public private(set) var loops: [String] = []
 
     static let maxEntriesPerIFD = 4096
 
@@ -55,6 +58,7 @@ public struct TIFFReader: Sendable {
         }
         guard visited.insert(offset).inserted else {
             warnings.append("\(kind.rawValue): IFD at \(offset) already read (loop)")
+            loops.append("\(kind.rawValue) → offset \(offset)")
             return nil
         }
         let declared = Int(BinaryReader.uint(bytes, at: offset, size: 2, bigEndian: bigEndian) ?? 0)

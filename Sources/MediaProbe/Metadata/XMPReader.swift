@@ -251,7 +251,9 @@ public enum XMPReader {
                     text(b[(i + 9)..<end])
                     i = min(n, end + 3)
                 } else if b.matches("<!", at: i) {
-                    i = XMPReader.skipDeclaration(b, from: i + 2)
+                    let end = XMPReader.skipDeclaration(b, from: i + 2)
+                    facts.declaredEntities += XMPReader.count("<!ENTITY", in: b[i..<end])
+                    i = end
                 } else if b.matches("<?", at: i) {
                     i = XMPReader.find("?>", in: b, from: i + 2).map { $0 + 2 } ?? n
                 } else if b.matches("</", at: i) {
@@ -326,6 +328,19 @@ public enum XMPReader {
     }
 
     static func find(_ s: String, in b: [UInt8], from: Int) -> Int? { b.firstIndex(of: Array(s.utf8), from: from) }
+
+    /// Occurrences of `s` in a slice.
+    static func count(_ s: String, in b: ArraySlice<UInt8>) -> Int {
+        let needle = Array(s.utf8)
+        let bytes = Array(b)
+        var n = 0
+        var i = 0
+        while let j = bytes.firstIndex(of: needle, from: i) {
+            n += 1
+            i = j + needle.count
+        }
+        return n
+    }
 
     /// Skips `<!DOCTYPE …>` (with an internal subset) or any other `<!…>`; nothing in it is used.
     static func skipDeclaration(_ b: [UInt8], from: Int) -> Int {

@@ -14,25 +14,36 @@ enum AVProbe {
     /// Opens `path` with the `file` protocol only (a path such as `concat:…` or `http:…` is never
     /// interpreted as a URL). `analyze` runs `avformat_find_stream_info`, which decodes a few packets:
     /// needed for AVI/MPEG-TS/Matroska, not for MOV/MP4 whose headers carry everything.
-    static func probe(path: String, analyze: Bool) throws(ProbeError) -> Result {
+    static func probe(path: String, analyze: Bool, deadline: Deadline? = nil) throws(ProbeError) -> Result {
         _ = quiet
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        // The deadline lives on the heap for as long as the context may call back into it.
+        let limit = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        limit.initialize(to: deadline?.nanoseconds ?? .max)
+        defer { limit.deallocate() }
+        if deadline != nil {
+            guard let c = avformat_alloc_context() else { throw ProbeError(.library, "out of memory", function: "avformat_alloc_context") }
+            shoebox_av_set_deadline(c, limit)
+            ctx = c  // freed by avformat_open_input on failure, by avformat_close_input otherwise
+        }
+        func failure(_ rc: Int32, _ what: String, _ function: String) -> ProbeError {
+            if rc == shoebox_averror_exit(), let deadline {
+                return ProbeError(.timedOut, "time budget of \(deadline) used up in libavformat (\(function))")
+            }
+            return ProbeError(.library, "\(what): \(errorText(rc))", function: function)
+        }
         var opts: OpaquePointer? = nil
         av_dict_set(&opts, "protocol_whitelist", "file", 0)
         defer { av_dict_free(&opts) }
         let url = "file:" + path
         let rc = avformat_open_input(&ctx, url, nil, &opts)
-        guard rc >= 0, let fc = ctx else {
-            throw ProbeError(.library, "cannot open: \(errorText(rc))", function: "avformat_open_input")
-        }
+        guard rc >= 0, let fc = ctx else { throw failure(rc, "cannot open", "avformat_open_input") }
         defer { avformat_close_input(&ctx) }
         if analyze {
             fc.pointee.probesize = 2 << 20
             fc.pointee.max_analyze_duration = 2 * Int64(AV_TIME_BASE)
             let r = avformat_find_stream_info(fc, nil)
-            if r < 0 {
-                throw ProbeError(.library, "no stream info: \(errorText(r))", function: "avformat_find_stream_info")
-            }
+            if r < 0 { throw failure(r, "no stream info", "avformat_find_stream_info") }
         }
         let name = fc.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "?"
         var duration: Double?

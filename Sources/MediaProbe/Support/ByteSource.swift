@@ -55,12 +55,15 @@ public final class FileSource: ByteSource {
     public let size: UInt64
     /// Modification time, seconds since 1970 (UTC).
     public let modificationTime: Int
+    /// When set, a read after it throws `timed-out`.
+    public let deadline: Deadline?
     private let fd: Int32
 
     /// Opens `path` read-only. Refuses anything but a regular file (a FIFO would block, a device could
     /// be endless) before opening it.
-    public init(path: String) throws(ProbeError) {
+    public init(path: String, deadline: Deadline? = nil) throws(ProbeError) {
         self.path = path
+        self.deadline = deadline
         var st = stat()
         guard stat(path, &st) == 0 else {
             throw ProbeError(.unreadable, "stat failed: \(String(cString: strerror(errno)))", function: "stat")
@@ -86,6 +89,7 @@ public final class FileSource: ByteSource {
 
     public func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8] {
         guard count > 0, offset < size else { return [] }
+        try deadline?.check("reading at offset \(offset)")
         let n = Int(min(UInt64(count), size - offset))
         var out = [UInt8](repeating: 0, count: n)
         var done = 0
