@@ -1,7 +1,8 @@
 # Shoebox — the two set-up commands are `make demo` and `make test`.
 SHELL := /bin/bash
 APT_PACKAGES := libexif-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libsqlite3-dev \
-                libvips-dev libxxhash-dev pkg-config ffmpeg libimage-exiftool-perl libheif-examples
+                libvips-dev libxxhash-dev pkg-config ffmpeg libimage-exiftool-perl libheif-examples \
+                strace
 SWIFT ?= swift
 
 .PHONY: deps build release demo test bench clean

@@ -3,12 +3,11 @@
 
     python3 Fixtures/hostile.py [OUTDIR]
 
-Each file is a real container of its kind with one deliberate attack; `manifest.json` names the attack
-and the stage that must report it. The tests add what cannot be committed: a 2 GB sparse JPEG, a FIFO,
+Each file is a real container of its kind with one deliberate attack (printed as it is written);
+Tests/PipelineTests/ReliabilityTests.swift says which error row each must produce. The tests add what cannot be committed: a 2 GB sparse JPEG, a FIFO,
 a file that vanishes between crawl and probe, an unreadable directory and a file that stalls.
 Deterministic: the same bytes on every run, no external tools needed.
 """
-import json
 import os
 import struct
 import sys
@@ -119,9 +118,8 @@ def main():
     xmp = b"http://ns.adobe.com/xap/1.0/\x00" + xmp_laughs()
     write("xmp-laughs.jpg", jpeg_with(app(1, xmp)), "XMP with billion-laughs entity definitions")
 
-    with open(os.path.join(out, "manifest.json"), "w") as f:
-        json.dump(files, f, indent=2, sort_keys=True)
-        f.write("\n")
+    for name, attack in sorted(files.items()):
+        print(f"{name}: {attack}")
 
 
 if __name__ == "__main__":
