@@ -76,7 +76,9 @@ enum RawTIFF {
             }
             if let w = es.first(where: { $0.tag == 0x0100 }), let h = es.first(where: { $0.tag == 0x0101 }) {
                 let ww = Int(w.value), hh = Int(h.value)
-                if ww * hh > (best.map { $0.0 * $0.1 } ?? 0) { best = (ww, hh, "TIFF SubIFD ImageWidth/ImageLength (NewSubfileType 0)") }
+                // Areas as UInt64: two 32-bit sizes multiply past Int.max (found by FuzzProbe).
+                func area(_ w: Int, _ h: Int) -> UInt64 { UInt64(UInt32(clamping: w)) * UInt64(UInt32(clamping: h)) }
+                if area(ww, hh) > (best.map { area($0.0, $0.1) } ?? 0) { best = (ww, hh, "TIFF SubIFD ImageWidth/ImageLength (NewSubfileType 0)") }
             }
         }
         return best.map { (width: $0.0, height: $0.1, source: $0.2) }
