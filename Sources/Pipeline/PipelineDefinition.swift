@@ -30,6 +30,9 @@ public struct PipelineDefinition: Sendable, Equatable {
     public var historyRetentionDays: Int?
     /// Remove catalog entries whose files are gone from the roots.
     public var prune: Bool
+    /// Seconds one file may take before it is abandoned with an error row, 0…86400 (0: no limit).
+    /// `nil`: the command line's `--file-timeout` (default 60).
+    public var fileTimeout: Int?
 
     public init(
         roots: [String], catalog: String? = nil, include: [String] = [], exclude: [String] = [],
@@ -122,6 +125,7 @@ public struct PipelineDefinition: Sendable, Equatable {
     /// With anchors present, at most this many aliases (`*name`) are accepted, checked before composing.
     public static let maximumAliases = 8
     public static let concurrencyRange = 1...256
+    public static let fileTimeoutRange = 0...86400
     public static let historyRetentionRange = 0...36500
     public static let thumbnailSizeRange = 16...8192
 
@@ -607,7 +611,7 @@ private struct Document {
 
     static let topKeys = [
         "roots", "catalog", "include", "exclude", "includeHidden", "followSymlinks", "concurrency",
-        "stages", "historyRetentionDays", "prune",
+        "stages", "historyRetentionDays", "prune", "fileTimeout",
     ]
     static let thumbnailKeys = ["enabled", "sizes", "mode", "format", "out"]
 
@@ -642,6 +646,8 @@ private struct Document {
                     ? nil : try int(value, key, PipelineDefinition.historyRetentionRange, what: "a number of days")
             case "prune":
                 def.prune = try bool(value, key)
+            case "fileTimeout":
+                def.fileTimeout = isNull(value) ? nil : try int(value, key, PipelineDefinition.fileTimeoutRange, what: "a number of seconds")
             case "stages":
                 def.stages = try stages(value, base: base)
             default:

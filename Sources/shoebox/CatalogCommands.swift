@@ -83,13 +83,13 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "Progress: auto (a live bar on a terminal, nothing otherwise), json (one event per second on stderr), none.")
     var progress: ProgressMode = .auto
 
-    @Option(help: "Seconds one file may take (probe + hash) before it is abandoned with an error row; 0: no limit.")
-    var fileTimeout: Double = 60
+    @Option(help: "Seconds one file may take (probe + hash) before it is abandoned with an error row; 0: no limit (default 60).")
+    var fileTimeout: Double?
 
     func validate() throws {
         if roots.isEmpty && pipeline == nil { throw ValidationError("Give at least one folder to ingest, or --pipeline FILE.") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
-        if !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
+        if let fileTimeout, !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
         if historyRetention < 0 { throw ValidationError("--history-retention must be 0 or more days.") }
         for r in roots where !FileManager.default.fileExists(atPath: r) {
             throw ValidationError("No such file or folder: \(r)")
@@ -121,7 +121,8 @@ struct IngestCommand: AsyncParsableCommand {
         }
         options.crawler = crawler
         options.probeOptions = crossCheck ? ProbeOptions() : .metadataOnly
-        options.fileTimeBudget = fileTimeout > 0 ? fileTimeout : nil
+        let timeout = fileTimeout ?? def?.fileTimeout.map(Double.init) ?? 60
+        options.fileTimeBudget = timeout > 0 ? timeout : nil
         // Fit the number of files in flight to the open-file limit instead of failing with EMFILE.
         let fdLimit = ResourceLimits.raiseOpenFileLimit()
         let fitted = ResourceLimits.concurrency(requested: options.concurrency, maxStuck: options.maxStuckFiles, openFileLimit: fdLimit)

@@ -28,9 +28,13 @@ struct ProbeCommand: AsyncParsableCommand {
     @Option(help: "Files probed at once (default: the number of cores).")
     var jobs: Int?
 
+    @Option(help: "Seconds one file may take before it is abandoned with an error; 0: no limit.")
+    var fileTimeout: Double = 60
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("Give at least one file or directory to probe.") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+        if !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
     }
 
     func run() async throws {
@@ -40,7 +44,7 @@ struct ProbeCommand: AsyncParsableCommand {
         Crawler(includeHidden: hidden).walk(paths) { entries.append($0) }
         let width = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         var failed = 0
-        try await ProbeRunner.run(entries, prober: prober, width: width) { report in
+        try await ProbeRunner.run(entries, prober: prober, width: width, timeBudget: fileTimeout > 0 ? fileTimeout : nil) { report in
             if !report.isClean { failed += 1 }
             try out.write(report)
         }

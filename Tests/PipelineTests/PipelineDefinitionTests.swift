@@ -83,9 +83,13 @@ private func failure(_ yaml: String, file: String = "p.yml", sourceLocation: Sou
                 out: /tmp/thumbs
             historyRetentionDays: ~
             prune: true
+            fileTimeout: 15
             """
         let def = try PipelineDefinition.parse(yaml, baseDirectory: "/lib")
-        #expect(def == PipelineDefinition(
+        #expect(def.fileTimeout == 15)
+        var withoutTimeout = def
+        withoutTimeout.fileTimeout = nil
+        #expect(withoutTimeout == PipelineDefinition(
             roots: ["/lib/photos"], catalog: "/var/shoebox/catalog.sqlite", include: ["(?i)*.jpg", "*.heic"],
             exclude: ["**/tmp/**"], includeHidden: true, followSymlinks: false, concurrency: 8,
             stages: .init(probe: true, classify: true, assemble: true, organize: false, commit: false,
@@ -129,6 +133,9 @@ private func failure(_ yaml: String, file: String = "p.yml", sourceLocation: Sou
         #expect(e.message == "'historyRetentionDays' must be a number of days from 0 to 36500, found '-1'")
         e = try #require(failure("roots: [.]\nstages:\n  thumbnails:\n    sizes: [256, 9000]\n"))
         #expect((e.kind, e.line, e.column) == (.outOfRange, 4, 18))
+        e = try #require(failure("roots: [.]\nfileTimeout: -5\n"))
+        #expect((e.kind, e.line, e.column) == (.outOfRange, 2, 14))
+        #expect(e.message == "'fileTimeout' must be a number of seconds from 0 to 86400, found '-5'")
         e = try #require(failure("roots: [.]\nconcurrency: 99999999999999999999999\n"))
         #expect((e.kind, e.line, e.column) == (.wrongType, 2, 14))  // does not fit an Int at all
     }
