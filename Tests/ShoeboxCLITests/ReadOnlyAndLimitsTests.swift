@@ -213,6 +213,33 @@ import TestSupport
         #expect((rows.first?["reason"] as? String)?.contains("Permission denied") == true, "\(rows)")
     }
 
+    // MARK: - Memory
+
+    /// Under a 256 MiB data limit (heap and private mappings), probing the hostile files — a 2^63-byte box,
+    /// a 2 GB sparse JPEG, EXIF counts of 2 GB — next to the corpus (libheif and libavformat included)
+    /// completes: no reader allocates by a declared size.
+    @Test(.enabled(if: which("prlimit") != nil, "prlimit (util-linux) is missing"))
+    func probesStayWithinAMemoryCap() throws {
+        let s = try Scratch()
+        let dir = s.path("hostile")
+        _ = try Self.exec("/bin/cp", ["-R", Corpus.fixtures.appendingPathComponent("hostile").path, dir])
+        let sparse = dir + "/sparse-2g.jpg"
+        let head: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
+        FileManager.default.createFile(atPath: sparse, contents: Data(head))
+        #expect(truncate(sparse, 2 << 30) == 0)
+        let roots = [dir] + (Corpus.root.map { [$0.path] } ?? [])
+        let r = try Self.exec(
+            try #require(Self.which("prlimit")), ["--data=\(256 << 20)", Self.binary, "probe", "--format", "ndjson"] + roots)
+        #expect(r.status == 1, "exit \(r.status) (a crash is a signal status): \(r.stderr.suffix(2000))")
+        let reports = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let hostile = reports.filter { ($0["path"] as? String)?.hasPrefix(dir + "/") == true }
+        #expect(hostile.count == 6, "\(hostile.map { $0["path"] ?? "" })")
+        for rep in hostile {
+            let issues = rep["issues"] as? [[String: Any]] ?? []
+            #expect(issues.contains { $0["severity"] as? String == "error" }, "\(rep["path"] ?? ""): no error")
+        }
+    }
+
     // MARK: - Open files
 
     /// Under `ulimit -n 128`, an ingest asked for 32 files at once fits its width to the limit and no file
