@@ -13,18 +13,7 @@ import TestSupport
 /// Issue 9: hostile files, stalls and limits during a whole ingest. One pathological file costs one error
 /// row, never the run, never the good files next to it.
 @Suite(.serialized) struct ReliabilityTests {
-    final class Scratch {
-        let url: URL
-        init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-reliability-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        }
-        deinit {
-            chmod(url.appendingPathComponent("hostile/locked").path, 0o755)
-            try? FileManager.default.removeItem(at: url)
-        }
-        func path(_ rel: String) -> String { url.appendingPathComponent(rel).path }
-    }
+    typealias Scratch = TestScratch
 
     /// What each hostile file must produce: one error row at this stage (nil: any stage), reason containing
     /// this text.
@@ -105,7 +94,7 @@ import TestSupport
 
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func corpusPlusHostileFilesGiveOneErrorRowPerHostileFile() async throws {
-        let s = try Scratch()
+        let s = try Scratch("reliability")
         let dir = s.path("hostile")
         // Root reads any directory whatever its mode: the unreadable folder is covered by the CLI test then.
         let expected = try Self.makeHostileTree(in: s, unreadableDirectory: getuid() != 0)
@@ -156,7 +145,7 @@ import TestSupport
     /// A file that was catalogued and cannot be read on a later run (gone between crawl and probe, over its
     /// budget) keeps its asset; a folder that cannot be listed keeps what is below it.
     @Test func aTransientFailureKeepsTheKnownAsset() async throws {
-        let s = try Scratch()
+        let s = try Scratch("reliability")
         let root = s.path("lib")
         try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
         let lib = Corpus.fixtures.appendingPathComponent("generated/library").path
@@ -189,7 +178,7 @@ import TestSupport
     /// However many folders are in flight, at most `concurrency` files are processed at once (the open
     /// descriptors that follow from it are checked under a low `ulimit -n` in the CLI tests).
     @Test func filesInFlightAreBoundedByThePool() async throws {
-        let s = try Scratch()
+        let s = try Scratch("reliability")
         let root = s.path("many")
         let lib = Corpus.fixtures.appendingPathComponent("generated/library").path
         let jpeg = try Data(contentsOf: URL(fileURLWithPath: lib + "/" + (try Self.firstCleanJPEG())))

@@ -13,43 +13,10 @@ import TestSupport
 @Suite(.serialized) struct CrashSafetyTests {
     // MARK: - Process helpers
 
-    struct Run {
-        var status: Int32
-        var signalled: Bool
-        var stdout: String
-        var stderr: String
-    }
+    typealias Run = Subprocess.Run
 
     /// Runs `shoebox` to completion.
-    static func shoebox(_ args: [String]) throws -> Run {
-        let p = Process()
-        p.executableURL = ProbeCommandTests.binary
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // Drain stderr on another thread so a chatty child cannot block on a full pipe.
-        let errData = LockedData()
-        let errDone = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            errData.append(err.fileHandleForReading.readDataToEndOfFile())
-            errDone.signal()
-        }
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        errDone.wait()
-        p.waitUntilExit()
-        return Run(
-            status: p.terminationStatus, signalled: p.terminationReason == .uncaughtSignal, stdout: String(decoding: o, as: UTF8.self),
-            stderr: String(decoding: errData.data, as: UTF8.self))
-    }
-
-    final class LockedData: @unchecked Sendable {
-        private let lock = NSLock()
-        private var _data = Data()
-        func append(_ d: Data) { lock.withLock { _data.append(d) } }
-        var data: Data { lock.withLock { _data } }
-    }
+    static func shoebox(_ args: [String]) throws -> Run { try Subprocess.run(ProbeCommandTests.binary.path, args) }
 
     /// Where a kill landed: whether the process was still running, and what it had reported.
     struct Kill {
@@ -89,7 +56,7 @@ import TestSupport
         let t0 = Date()
         try p.run()
         let pid = p.processIdentifier
-        let seen = LockedData()
+        let seen = Subprocess.LockedData()
         let done = DispatchSemaphore(value: 0)
         let handle = err.fileHandleForReading
         Thread.detachNewThread {

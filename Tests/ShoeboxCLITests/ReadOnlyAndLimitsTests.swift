@@ -11,75 +11,19 @@ import TestSupport
 /// unreadable folder costs one error row and keeps its assets, and a low open-file limit does not fail
 /// files.
 @Suite(.serialized) struct ReadOnlyAndLimitsTests {
-    final class Scratch {
-        let url: URL
-        init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-ro-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            chmod(url.path, 0o777)  // the unprivileged run writes its catalog here
-        }
-        deinit {
-            // Give write permission back so the tree can be removed.
-            _ = try? ReadOnlyAndLimitsTests.exec("/bin/chmod", ["-R", "u+rwX", url.path])
-            try? FileManager.default.removeItem(at: url)
-        }
-        func path(_ rel: String) -> String { url.appendingPathComponent(rel).path }
-    }
+    typealias Run = Subprocess.Run
 
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    static func exec(_ tool: String, _ args: [String]) throws -> Run { try Subprocess.run(tool, args) }
 
-    static func exec(_ tool: String, _ args: [String]) throws -> Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // Read both pipes concurrently: a full stderr pipe would block the child.
-        let errData = LockedData()
-        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        while !errData.done { usleep(1000) }
-        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: errData.value, as: UTF8.self))
-    }
-
-    final class LockedData: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data = Data()
-        private var finished = false
-        func set(_ d: Data) {
-            lock.lock()
-            data = d
-            finished = true
-            lock.unlock()
-        }
-        var done: Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            return finished
-        }
-        var value: Data {
-            lock.lock()
-            defer { lock.unlock() }
-            return data
-        }
+    static func scratch() throws -> TestScratch {
+        let s = try TestScratch("readonly")
+        chmod(s.url.path, 0o777)  // the unprivileged run writes its catalog here
+        return s
     }
 
     static let binary = ProbeCommandTests.binary.path
 
-    static func which(_ tool: String) -> String? {
-        for dir in ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: dir + "/" + tool) {
-            return dir + "/" + tool
-        }
-        return nil
-    }
+    static func which(_ tool: String) -> String? { Subprocess.which(tool) }
 
     /// strace is installed and allowed to trace here (containers may forbid ptrace).
     static let straceWorks: Bool = {
@@ -116,7 +60,7 @@ import TestSupport
 
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"), .enabled(if: straceWorks, "strace is missing or ptrace is not permitted here"))
     func noSourceIsEverOpenedForWriting() throws {
-        let s = try Scratch()
+        let s = try Self.scratch()
         // Root 1: the corpus. Root 2: a copy of the generated library made read-only (files and folders).
         let corpus = try #require(Corpus.root).path
         let ro = s.path("ro")
@@ -176,7 +120,7 @@ import TestSupport
     /// As root every folder is readable, so the run drops to `nobody` with setpriv.
     @Test(.enabled(if: setprivWorks || getuid() != 0, "running as root without setpriv: no folder can be made unreadable"))
     func anUnreadableFolderIsOneErrorRowAndKeepsItsAssets() throws {
-        let s = try Scratch()
+        let s = try Self.scratch()
         let root = s.path("lib")
         let lib = Corpus.fixtures.appendingPathComponent("generated/library").path
         let jpegs = try Self.cleanJPEGs()
@@ -220,7 +164,7 @@ import TestSupport
     /// completes: no reader allocates by a declared size.
     @Test(.enabled(if: which("prlimit") != nil, "prlimit (util-linux) is missing"))
     func probesStayWithinAMemoryCap() throws {
-        let s = try Scratch()
+        let s = try Self.scratch()
         let dir = s.path("hostile")
         _ = try Self.exec("/bin/cp", ["-R", Corpus.fixtures.appendingPathComponent("hostile").path, dir])
         let sparse = dir + "/sparse-2g.jpg"
@@ -246,7 +190,7 @@ import TestSupport
     /// fails with "Too many open files" (before the shared pool, 32 folders × 32 files were in flight).
     @Test(.enabled(if: which("prlimit") != nil, "prlimit (util-linux) is missing"))
     func aLowOpenFileLimitFailsNoFile() throws {
-        let s = try Scratch()
+        let s = try Self.scratch()
         let root = s.path("many")
         let lib = Corpus.fixtures.appendingPathComponent("generated/library").path
         let jpeg = try Self.cleanJPEGs().first
