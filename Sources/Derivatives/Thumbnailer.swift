@@ -128,8 +128,9 @@ public struct Thumbnailer: Sendable {
         s.existing += wanted.count - todo.count
         guard !todo.isEmpty else { return }
         do {
-            if stored.asset.traits.contains(.raw), resource.type != .fullSizePhoto {
-                try checkNotATinyPreview(path, stored.asset)
+            if isRAW(resource, in: stored.asset) {
+                try renderRAW(path: path, todo: todo, request, into: &s)
+                return
             }
             var frame: PosterFrame?
             if stored.asset.mediaType == .video { frame = try PosterFrame.decode(path: path) }
@@ -153,18 +154,70 @@ public struct Thumbnailer: Sendable {
         }
     }
 
-    /// libvips has no RAW decoder: for a RAW file it reads the first TIFF directory, often a tiny preview
-    /// (an 8×8 one in the corpus DNG). Less than a quarter of the picture's size is an error, not a thumbnail.
-    static func checkNotATinyPreview(_ path: String, _ asset: Asset) throws(DerivativeError) {
-        let image = try Vips.make("vips_image_new_from_file", path: path) { out in
-            guard let p = shoebox_vips_open(path) else { return -1 }
+    /// A RAW resource: the catalog's type identifier says so (`…raw-image`), or the asset is a RAW and
+    /// this is its photo. A RAW+JPEG pair's primary is the JPEG, which libvips reads as any JPEG.
+    static func isRAW(_ resource: AssetResource, in asset: Asset) -> Bool {
+        if let uti = resource.uniformTypeIdentifier { return uti.hasSuffix("raw-image") }
+        return asset.traits.contains(.raw) && resource.type == .photo
+    }
+
+    /// libvips has no RAW decoder here: a RAW's thumbnails come from its largest embedded JPEG preview.
+    /// A preview too small for a size is refused (one error naming the preview) unless the request is
+    /// `fast`, which renders it at its own size; the sizes it can serve are still written.
+    static func renderRAW(path: String, todo: [(Int, URL)], _ request: ThumbnailRequest, into s: inout Summary) throws(DerivativeError) {
+        let preview = try RawPreview.largest(path: path)
+        var refused: [Int] = []
+        for (size, url) in todo {
+            if request.resize != .fast, preview.side(for: request.mode) < size {
+                refused.append(size)
+                continue
+            }
+            try FileManager.default.createDirectoryIfNeeded(url.deletingLastPathComponent())
+            // libvips reads the JPEG in place and lazily: everything up to the save happens in here.
+            try preview.jpeg.withBytes { buf throws(DerivativeError) in
+                let image = try squared(rawThumbnail(buf, preview, path: path, size: size, request), request)
+                try save(image, to: url, source: path, request)
+            }
+            s.created.append(url.path)
+        }
+        if !refused.isEmpty {
+            let sizes = refused.map(String.init).joined(separator: ", ")
+            let side = request.mode == .fill ? " (fill needs its short side)" : ""
+            throw DerivativeError(
+                "RAW embedded preview \(preview.width)×\(preview.height) (\(preview.location)) is smaller than \(sizes)\(side); --resize fast renders it at its own size")
+        }
+    }
+
+    /// The preview JPEG at `size`: `vips_thumbnail_buffer` (shrink-on-load, the JPEG's own EXIF orientation),
+    /// then the RAW's orientation when the JPEG has none. With a crop: decode, orient, crop, resize.
+    static func rawThumbnail(_ buf: UnsafeRawBufferPointer, _ preview: RawPreview, path: String, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+        let (w, h, crop, sz) = vipsOptions(size, request)
+        let orientation = Int32(preview.orientationToApply)
+        if request.crop == nil {
+            let image = try Vips.make("vips_thumbnail_buffer", path: path) {
+                shoebox_vips_thumbnail_buffer(UnsafeMutableRawPointer(mutating: buf.baseAddress), buf.count, $0, w, h, crop, sz)
+            }
+            guard orientation > 1 else { return image }
+            return try Vips.make("vips_autorot", path: path) { shoebox_vips_orient(image.pointer, $0, orientation) }
+        }
+        let opened = try Vips.make("vips_image_new_from_buffer", path: path) { out in
+            guard let p = shoebox_vips_open_buffer(buf.baseAddress, buf.count) else { return -1 }
             out.pointee = p
             return 0
         }
-        let long = max(image.width, image.height), assetLong = max(asset.pixelWidth, asset.pixelHeight)
-        if assetLong > 0, long * 4 < assetLong {
-            throw DerivativeError("libvips reads only a preview (\(image.width)x\(image.height)) of this RAW file, not the \(asset.pixelWidth)x\(asset.pixelHeight) picture (no RAW decoder)")
+        var image = try Vips.make("vips_autorot", path: path) { shoebox_vips_autorot(opened.pointer, $0) }
+        if orientation > 1 {
+            let src = image
+            image = try Vips.make("vips_autorot", path: path) { shoebox_vips_orient(src.pointer, $0, orientation) }
         }
+        return try cropAndResize(image, size: size, request)
+    }
+
+    /// Target box, crop and size options for libvips' thumbnail calls.
+    static func vipsOptions(_ size: Int, _ request: ThumbnailRequest) -> (Int32, Int32, Int32, Int32) {
+        let crop = Int32(request.mode == .fill ? VIPS_INTERESTING_CENTRE.rawValue : VIPS_INTERESTING_NONE.rawValue)
+        let sz = Int32(request.resize == .exact ? VIPS_SIZE_BOTH.rawValue : VIPS_SIZE_DOWN.rawValue)
+        return (Int32(size), Int32(size), crop, sz)
     }
 
     /// Fill is square even when `fast` left a small source unscaled (libvips then skips the crop).
@@ -178,9 +231,7 @@ public struct Thumbnailer: Sendable {
     }
 
     static func thumbnail(path: String, frame: PosterFrame?, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
-        let crop = Int32(request.mode == .fill ? VIPS_INTERESTING_CENTRE.rawValue : VIPS_INTERESTING_NONE.rawValue)
-        let sz = Int32(request.resize == .exact ? VIPS_SIZE_BOTH.rawValue : VIPS_SIZE_DOWN.rawValue)
-        let w = Int32(size), h = Int32(size)
+        let (w, h, crop, sz) = vipsOptions(size, request)
         if frame == nil, request.crop == nil {
             // The streaming path: shrink-on-load, EXIF auto-rotation, HEIF transforms by libheif. libvips
             // 8.14 may pick a HEIF's embedded thumbnail and then refuse it ("bad image dimensions on
@@ -193,9 +244,6 @@ public struct Thumbnailer: Sendable {
 
     /// Decode the whole picture (a file, or a video frame), orient, crop, then resize.
     static func fullDecode(path: String, frame: PosterFrame? = nil, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
-        let crop = Int32(request.mode == .fill ? VIPS_INTERESTING_CENTRE.rawValue : VIPS_INTERESTING_NONE.rawValue)
-        let sz = Int32(request.resize == .exact ? VIPS_SIZE_BOTH.rawValue : VIPS_SIZE_DOWN.rawValue)
-        let w = Int32(size), h = Int32(size)
         var image: VipsImageRef
         if let frame {
             // libvips copies the pixels, so no pointer outlives the closure.
@@ -217,6 +265,13 @@ public struct Thumbnailer: Sendable {
             }
             image = try Vips.make("vips_autorot", path: path) { shoebox_vips_autorot(opened.pointer, $0) }
         }
+        return try cropAndResize(image, size: size, request)
+    }
+
+    /// The request's crop (in the oriented picture), then the resize to `size`.
+    static func cropAndResize(_ oriented: VipsImageRef, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+        let (w, h, crop, sz) = vipsOptions(size, request)
+        var image = oriented
         if let c = request.crop {
             let iw = Double(image.width), ih = Double(image.height)
             let left = min(Int((c.x * iw).rounded()), image.width - 1), top = min(Int((c.y * ih).rounded()), image.height - 1)
@@ -250,6 +305,14 @@ public struct Thumbnailer: Sendable {
             unlink(tmp)
             throw DerivativeError("cannot rename into place: \(e)", function: "rename")
         }
+    }
+}
+
+extension [UInt8] {
+    /// `withUnsafeBytes` for a body that throws a `DerivativeError`.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(DerivativeError) -> R) throws(DerivativeError) -> R {
+        let result: Result<R, DerivativeError> = withUnsafeBytes { buf in Result { () throws(DerivativeError) -> R in try body(buf) } }
+        return try result.get()
     }
 }
 
