@@ -35,6 +35,17 @@ public struct Thumbnailer: Sendable {
         }
     }
 
+    /// Where a run is, after each asset.
+    public struct Progress: Sendable {
+        public var assetsDone = 0
+        public var assetsTotal = 0
+        public var written = 0
+        public var existing = 0
+        public var errors = 0
+        /// Seconds since the run started.
+        public var elapsed: Double = 0
+    }
+
     public var request: ThumbnailRequest
     public var concurrency: Int
 
@@ -44,15 +55,17 @@ public struct Thumbnailer: Sendable {
         self.concurrency = max(1, min(concurrency ?? cores, cores))
     }
 
-    public func run(assets: FetchResult) async -> Summary {
-        await run(count: assets.count) { i throws(CatalogError) in try assets.object(at: i) }
+    /// Renders every asset; `progress` is called after each one, on the caller's task.
+    public func run(assets: FetchResult, progress: ((Progress) -> Void)? = nil) async -> Summary {
+        await run(count: assets.count, progress: progress) { i throws(CatalogError) in try assets.object(at: i) }
     }
 
-    public func run(assets: [StoredAsset]) async -> Summary {
-        await run(count: assets.count) { i in assets[i] }
+    public func run(assets: [StoredAsset], progress: ((Progress) -> Void)? = nil) async -> Summary {
+        await run(count: assets.count, progress: progress) { i in assets[i] }
     }
 
-    func run(count: Int, load: (Int) throws(CatalogError) -> StoredAsset) async -> Summary {
+    func run(count: Int, progress: ((Progress) -> Void)?, load: (Int) throws(CatalogError) -> StoredAsset) async -> Summary {
+        let start = Date()
         var summary = Summary()
         do { try Vips.ensureInitialised() } catch {
             summary.errors.append(Failure(path: "", stage: "thumbnail", reason: error.description))
@@ -82,6 +95,10 @@ public struct Thumbnailer: Sendable {
             for await s in group {
                 summary.merge(s)
                 if next < count { add() }
+                progress?(
+                    Progress(
+                        assetsDone: summary.assets, assetsTotal: count, written: summary.created.count, existing: summary.existing,
+                        errors: summary.errors.count, elapsed: Date().timeIntervalSince(start)))
             }
         }
         summary.created.sort()
