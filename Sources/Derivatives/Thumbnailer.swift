@@ -151,23 +151,61 @@ public struct Thumbnailer: Sendable {
             }
             var frame: PosterFrame?
             if stored.asset.mediaType == .video { frame = try PosterFrame.decode(path: path) }
-            for (size, url) in todo {
-                try fm.createDirectoryIfNeeded(url.deletingLastPathComponent())
-                // The images of one size are released before the next size starts.
-                do {
-                    let image = try squared(thumbnail(path: path, frame: frame, size: size, request), request)
-                    try save(image, to: url, source: path, request)
+            let known = resource.type == .photo || resource.type == .video ? (stored.asset.pixelWidth, stored.asset.pixelHeight) : (0, 0)
+            try renderSizes(todo, request, source: path, sourceSize: known, into: &s) { size, write throws(DerivativeError) in
+                // libvips is lazy: a decoding error shows when `write` pulls the pixels.
+                do throws(DerivativeError) {
+                    try write(squared(thumbnail(path: path, frame: frame, size: size, request), request))
                 } catch {
                     guard frame == nil, request.crop == nil else { throw error }
-                    do {
-                        let image = try squared(fullDecode(path: path, size: size, request), request)
-                        try save(image, to: url, source: path, request)
-                    } catch _ { throw error }
+                    do throws(DerivativeError) { try write(squared(fullDecode(path: path, size: size, request), request)) } catch _ { throw error }
                 }
-                s.created.append(url.path)
             }
         } catch {
             s.errors.append(Failure(path: path, stage: "thumbnail", reason: "\(error)"))
+        }
+    }
+
+    /// Writes every size of `todo`, largest first. `make` builds one size from the source and hands it to
+    /// `write` (which pulls the pixels), so that it can retry another way when decoding fails.
+    /// The smaller sizes are shrunk from the largest result, held in memory, instead of decoding the source
+    /// again — when that is safe: the largest was not upscaled (`fast`, or the source's known pixel size,
+    /// cropped as asked, covers it) and it is at most 4096 pixels (48 MB of RGB).
+    static func renderSizes(
+        _ todo: [(Int, URL)], _ request: ThumbnailRequest, source: String, sourceSize: (Int, Int), into s: inout Summary,
+        make: (Int, (VipsImageRef) throws(DerivativeError) -> Void) throws(DerivativeError) -> Void
+    ) throws(DerivativeError) {
+        let ordered = todo.sorted { $0.0 > $1.0 }
+        guard let largest = ordered.first?.0 else { return }
+        var (w, h) = (Double(sourceSize.0), Double(sourceSize.1))
+        if let c = request.crop { (w, h) = (w * c.width, h * c.height) }
+        let covered = Int((request.mode == .fit ? max(w, h) : min(w, h)).rounded(.down)) >= largest
+        let reuse = ordered.count > 1 && largest <= 4096 && (request.resize == .fast || covered)
+        var base: VipsImageRef?
+        for (size, url) in ordered {
+            try FileManager.default.createDirectoryIfNeeded(url.deletingLastPathComponent())
+            if let base {
+                let (tw, th, crop, sz) = vipsOptions(size, request)
+                let image = try Vips.make("vips_thumbnail_image", path: source) { shoebox_vips_thumbnail_image(base.pointer, $0, tw, th, crop, sz) }
+                try save(image, to: url, source: source, request)
+            } else {
+                try make(size) { image throws(DerivativeError) in
+                    guard reuse else { return try save(image, to: url, source: source, request) }
+                    let pixels = try pulled(image)
+                    try save(pixels, to: url, source: source, request)
+                    base = pixels
+                }
+            }
+            s.created.append(url.path)
+        }
+    }
+
+    /// The image rendered into memory, to be saved and shrunk again without going back to the source.
+    static func pulled(_ image: VipsImageRef) throws(DerivativeError) -> VipsImageRef {
+        try Vips.make("vips_image_copy_memory") { out in
+            guard let p = shoebox_vips_copy_memory(image.pointer) else { return -1 }
+            out.pointee = p
+            return 0
         }
     }
 
@@ -183,19 +221,14 @@ public struct Thumbnailer: Sendable {
     /// `fast`, which renders it at its own size; the sizes it can serve are still written.
     static func renderRAW(path: String, todo: [(Int, URL)], _ request: ThumbnailRequest, into s: inout Summary) throws(DerivativeError) {
         let preview = try RawPreview.largest(path: path)
-        var refused: [Int] = []
-        for (size, url) in todo {
-            if request.resize != .fast, preview.side(for: request.mode) < size {
-                refused.append(size)
-                continue
-            }
-            try FileManager.default.createDirectoryIfNeeded(url.deletingLastPathComponent())
-            // libvips reads the JPEG in place and lazily: everything up to the save happens in here.
+        let fits = todo.filter { request.resize == .fast || preview.side(for: request.mode) >= $0.0 }
+        let refused = todo.filter { !fits.map(\.1).contains($0.1) }.map(\.0)
+        let size = preview.orientationToApply >= 5 ? (preview.height, preview.width) : (preview.width, preview.height)
+        try renderSizes(fits, request, source: path, sourceSize: size, into: &s) { size, write throws(DerivativeError) in
+            // libvips reads the JPEG in place and lazily: the pixels are pulled in here.
             try preview.jpeg.withBytes { buf throws(DerivativeError) in
-                let image = try squared(rawThumbnail(buf, preview, path: path, size: size, request), request)
-                try save(image, to: url, source: path, request)
+                try write(squared(rawThumbnail(buf, preview, path: path, size: size, request), request))
             }
-            s.created.append(url.path)
         }
         if !refused.isEmpty {
             let sizes = refused.map(String.init).joined(separator: ", ")
