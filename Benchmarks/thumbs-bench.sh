@@ -73,40 +73,29 @@ vips_one() {
 }
 export -f vips_one
 
-# Each contender starts from an empty output directory; prints its wall time in seconds.
+# Each contender starts from an empty output directory.
 run_ours() {
     rm -rf "$work/ours"
-    local a b
-    a=$(now)
     "$bin" thumbnails "$pred" --catalog "$work/c.sqlite" --sizes "$sizes" --mode fit --version original --jobs "$1" \
         --progress none --out "$work/ours" >"$work/ours-$1.txt" 2>&1 || true
-    b=$(now)
-    echo "$a $b" | awk '{ printf "%.3f", $2 - $1 }'
 }
 run_vips_seq() {
     rm -rf "$VIPS_OUT"; mkdir -p "$VIPS_OUT"
-    local a b
-    a=$(now)
     while IFS= read -r f; do
         for s in "${size_list[@]}"; do vips_one "$f" "$s"; done
     done <"$work/files.txt"
-    b=$(now)
-    echo "$a $b" | awk '{ printf "%.3f", $2 - $1 }'
 }
 run_vips_xargs() {
     rm -rf "$VIPS_OUT"; mkdir -p "$VIPS_OUT"
-    local a b
-    a=$(now)
     while IFS= read -r f; do for s in "${size_list[@]}"; do printf '%s\0%s\0' "$f" "$s"; done; done <"$work/files.txt" |
         xargs -0 -n 2 -P "$cores" bash -c 'vips_one "$1" "$2"' _
-    b=$(now)
-    echo "$a $b" | awk '{ printf "%.3f", $2 - $1 }'
 }
-best() { # best of $repeats runs of "$@"
-    local b="" t
+best() { # the shortest wall time, in seconds, of $repeats runs of "$@"
+    local b="" a z t
     for _ in $(seq "$repeats"); do
-        t=$("$@")
-        b=$(awk -v a="$b" -v t="$t" 'BEGIN { print (a == "" || t < a) ? t : a }')
+        a=$(now); "$@" >/dev/null; z=$(now)
+        t=$(awk -v a="$a" -v z="$z" 'BEGIN { printf "%.3f", z - a }')
+        b=$(awk -v b="$b" -v t="$t" 'BEGIN { print (b == "" || t < b) ? t : b }')
     done
     echo "$b"
 }

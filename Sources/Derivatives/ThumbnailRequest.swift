@@ -22,7 +22,7 @@ public struct ThumbnailRequest: Sendable, Equatable {
         public var x: Double, y: Double, width: Double, height: Double
         public init(x: Double, y: Double, width: Double, height: Double) throws(DerivativeError) {
             guard [x, y, width, height].allSatisfy(\.isFinite), x >= 0, y >= 0, width > 0, height > 0,
-                  x + width <= 1.000001, y + height <= 1.000001
+                x + width <= 1.000001, y + height <= 1.000001
             else { throw DerivativeError("crop must lie inside the unit square: \(x),\(y),\(width),\(height)") }
             self.x = x; self.y = y; self.width = width; self.height = height
         }
@@ -116,7 +116,8 @@ public struct ThumbnailKey: Hashable, Sendable {
         let name = parts[0]
         parts.removeFirst(4)
         if parts.first == "fast" { parts.removeFirst() }
-        if let c = parts.first, c.hasPrefix("c"), c.dropFirst().split(separator: "-", omittingEmptySubsequences: false).count == 4,
+        if let c = parts.first, c.hasPrefix("c"),
+            c.dropFirst().split(separator: "-", omittingEmptySubsequences: false).count == 4,
             c.dropFirst().allSatisfy({ $0.isNumber || $0 == "-" })
         {
             parts.removeFirst()

@@ -97,7 +97,8 @@ public struct Thumbnailer: Sendable {
                 if next < count { add() }
                 progress?(
                     Progress(
-                        assetsDone: summary.assets, assetsTotal: count, written: summary.created.count, existing: summary.existing,
+                        assetsDone: summary.assets, assetsTotal: count, written: summary.created.count,
+                        existing: summary.existing,
                         errors: summary.errors.count, elapsed: Date().timeIntervalSince(start)))
             }
         }
@@ -140,7 +141,9 @@ public struct Thumbnailer: Sendable {
         let path = absolutePath(stored, resource)
         let fm = FileManager.default
         let sourceHash = hash(of: resource, in: stored)
-        let wanted = request.sizes.map { ($0, request.outputURL(cloudIdentifier: stored.cloudIdentifier, size: $0, sourceHash: sourceHash)) }
+        let wanted = request.sizes.map {
+            ($0, request.outputURL(cloudIdentifier: stored.cloudIdentifier, size: $0, sourceHash: sourceHash))
+        }
         let todo = wanted.filter { !fm.fileExists(atPath: $0.1.path) }
         s.existing += wanted.count - todo.count
         guard !todo.isEmpty else { return }
@@ -151,14 +154,17 @@ public struct Thumbnailer: Sendable {
             }
             var frame: PosterFrame?
             if stored.asset.mediaType == .video { frame = try PosterFrame.decode(path: path) }
-            let known = resource.type == .photo || resource.type == .video ? (stored.asset.pixelWidth, stored.asset.pixelHeight) : (0, 0)
+            let known =
+                resource.type == .photo || resource.type == .video ? (stored.asset.pixelWidth, stored.asset.pixelHeight) : (0, 0)
             try renderSizes(todo, request, source: path, sourceSize: known, into: &s) { size, write throws(DerivativeError) in
                 // libvips is lazy: a decoding error shows when `write` pulls the pixels.
                 do throws(DerivativeError) {
                     try write(squared(thumbnail(path: path, frame: frame, size: size, request), request))
                 } catch {
                     guard frame == nil, request.crop == nil else { throw error }
-                    do throws(DerivativeError) { try write(squared(fullDecode(path: path, size: size, request), request)) } catch _ { throw error }
+                    do throws(DerivativeError) {
+                        try write(squared(fullDecode(path: path, size: size, request), request))
+                    } catch _ { throw error }
                 }
             }
         } catch {
@@ -186,7 +192,9 @@ public struct Thumbnailer: Sendable {
             try FileManager.default.createDirectoryIfNeeded(url.deletingLastPathComponent())
             if let base {
                 let (tw, th, crop, sz) = vipsOptions(size, request)
-                let image = try Vips.make("vips_thumbnail_image", path: source) { shoebox_vips_thumbnail_image(base.pointer, $0, tw, th, crop, sz) }
+                let image = try Vips.make("vips_thumbnail_image", path: source) {
+                    shoebox_vips_thumbnail_image(base.pointer, $0, tw, th, crop, sz)
+                }
                 try save(image, to: url, source: source, request)
             } else {
                 try make(size) { image throws(DerivativeError) in
@@ -219,7 +227,9 @@ public struct Thumbnailer: Sendable {
     /// libvips has no RAW decoder here: a RAW's thumbnails come from its largest embedded JPEG preview.
     /// A preview too small for a size is refused (one error naming the preview) unless the request is
     /// `fast`, which renders it at its own size; the sizes it can serve are still written.
-    static func renderRAW(path: String, todo: [(Int, URL)], _ request: ThumbnailRequest, into s: inout Summary) throws(DerivativeError) {
+    static func renderRAW(path: String, todo: [(Int, URL)], _ request: ThumbnailRequest, into s: inout Summary)
+        throws(DerivativeError)
+    {
         let preview = try RawPreview.largest(path: path)
         let fits = todo.filter { request.resize == .fast || preview.side(for: request.mode) >= $0.0 }
         let refused = todo.filter { !fits.map(\.1).contains($0.1) }.map(\.0)
@@ -234,13 +244,16 @@ public struct Thumbnailer: Sendable {
             let sizes = refused.map(String.init).joined(separator: ", ")
             let side = request.mode == .fill ? " (fill needs its short side)" : ""
             throw DerivativeError(
-                "RAW embedded preview \(preview.width)×\(preview.height) (\(preview.location)) is smaller than \(sizes)\(side); --resize fast renders it at its own size")
+                "RAW embedded preview \(preview.width)×\(preview.height) (\(preview.location)) is smaller than \(sizes)\(side); --resize fast renders it at its own size"
+            )
         }
     }
 
     /// The preview JPEG at `size`: `vips_thumbnail_buffer` (shrink-on-load, the JPEG's own EXIF orientation),
     /// then the RAW's orientation when the JPEG has none. With a crop: decode, orient, crop, resize.
-    static func rawThumbnail(_ buf: UnsafeRawBufferPointer, _ preview: RawPreview, path: String, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+    static func rawThumbnail(
+        _ buf: UnsafeRawBufferPointer, _ preview: RawPreview, path: String, size: Int, _ request: ThumbnailRequest
+    ) throws(DerivativeError) -> VipsImageRef {
         let (w, h, crop, sz) = vipsOptions(size, request)
         let orientation = Int32(preview.orientationToApply)
         if request.crop == nil {
@@ -277,10 +290,14 @@ public struct Thumbnailer: Sendable {
         guard request.mode == .fill, image.width != image.height else { return image }
         let side = min(image.width, image.height)
         let left = (image.width - side) / 2, top = (image.height - side) / 2
-        return try Vips.make("vips_extract_area") { shoebox_vips_extract_area(image.pointer, $0, Int32(left), Int32(top), Int32(side), Int32(side)) }
+        return try Vips.make("vips_extract_area") {
+            shoebox_vips_extract_area(image.pointer, $0, Int32(left), Int32(top), Int32(side), Int32(side))
+        }
     }
 
-    static func thumbnail(path: String, frame: PosterFrame?, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+    static func thumbnail(path: String, frame: PosterFrame?, size: Int, _ request: ThumbnailRequest) throws(DerivativeError)
+        -> VipsImageRef
+    {
         let (w, h, crop, sz) = vipsOptions(size, request)
         if frame == nil, request.crop == nil {
             // The streaming path: shrink-on-load, EXIF auto-rotation, HEIF transforms by libheif. libvips
@@ -293,17 +310,22 @@ public struct Thumbnailer: Sendable {
     }
 
     /// Decode the whole picture (a file, or a video frame), orient, crop, then resize.
-    static func fullDecode(path: String, frame: PosterFrame? = nil, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+    static func fullDecode(path: String, frame: PosterFrame? = nil, size: Int, _ request: ThumbnailRequest)
+        throws(DerivativeError) -> VipsImageRef
+    {
         var image: VipsImageRef
         if let frame {
             // libvips copies the pixels, so no pointer outlives the closure.
             let copied = frame.rgb.withUnsafeBytes { buf in
-                vips_image_new_from_memory_copy(buf.baseAddress, buf.count, Int32(frame.width), Int32(frame.height), 3, VIPS_FORMAT_UCHAR)
+                vips_image_new_from_memory_copy(
+                    buf.baseAddress, buf.count, Int32(frame.width), Int32(frame.height), 3, VIPS_FORMAT_UCHAR)
             }
             guard let copied else { throw DerivativeError(Vips.errorText(), function: "vips_image_new_from_memory_copy") }
             image = VipsImageRef(copied)
             if frame.clockwiseRotation != 0 {
-                let angle: VipsAngle = frame.clockwiseRotation == 90 ? VIPS_ANGLE_D90 : frame.clockwiseRotation == 180 ? VIPS_ANGLE_D180 : VIPS_ANGLE_D270
+                let angle: VipsAngle =
+                    frame.clockwiseRotation == 90
+                    ? VIPS_ANGLE_D90 : frame.clockwiseRotation == 180 ? VIPS_ANGLE_D180 : VIPS_ANGLE_D270
                 let src = image
                 image = try Vips.make("vips_rot") { shoebox_vips_rot(src.pointer, $0, Int32(angle.rawValue)) }
             }
@@ -319,7 +341,9 @@ public struct Thumbnailer: Sendable {
     }
 
     /// The request's crop (in the oriented picture), then the resize to `size`.
-    static func cropAndResize(_ oriented: VipsImageRef, size: Int, _ request: ThumbnailRequest) throws(DerivativeError) -> VipsImageRef {
+    static func cropAndResize(_ oriented: VipsImageRef, size: Int, _ request: ThumbnailRequest) throws(DerivativeError)
+        -> VipsImageRef
+    {
         let (w, h, crop, sz) = vipsOptions(size, request)
         var image = oriented
         if let c = request.crop {
@@ -328,7 +352,9 @@ public struct Thumbnailer: Sendable {
             let cw = max(1, min(Int((c.width * iw).rounded()), image.width - left))
             let ch = max(1, min(Int((c.height * ih).rounded()), image.height - top))
             let src = image
-            image = try Vips.make("vips_extract_area") { shoebox_vips_extract_area(src.pointer, $0, Int32(left), Int32(top), Int32(cw), Int32(ch)) }
+            image = try Vips.make("vips_extract_area") {
+                shoebox_vips_extract_area(src.pointer, $0, Int32(left), Int32(top), Int32(cw), Int32(ch))
+            }
         }
         let src = image
         return try Vips.make("vips_thumbnail_image") { shoebox_vips_thumbnail_image(src.pointer, $0, w, h, crop, sz) }
@@ -337,7 +363,8 @@ public struct Thumbnailer: Sendable {
     /// Writes to a temporary name beside the target and renames, so an interrupted run never leaves a
     /// partial file that a re-run would skip.
     static func save(_ image: VipsImageRef, to url: URL, source: String, _ request: ThumbnailRequest) throws(DerivativeError) {
-        let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
+        let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+            .path
         let q = Int32(request.quality)
         let rc: Int32
         let function: String
@@ -361,7 +388,9 @@ public struct Thumbnailer: Sendable {
 extension [UInt8] {
     /// `withUnsafeBytes` for a body that throws a `DerivativeError`.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(DerivativeError) -> R) throws(DerivativeError) -> R {
-        let result: Result<R, DerivativeError> = withUnsafeBytes { buf in Result { () throws(DerivativeError) -> R in try body(buf) } }
+        let result: Result<R, DerivativeError> = withUnsafeBytes { buf in
+            Result { () throws(DerivativeError) -> R in try body(buf) }
+        }
         return try result.get()
     }
 }

@@ -34,7 +34,9 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(help: "jpeg, webp or heic.") var format: ThumbnailRequest.Format = .jpeg
     @Option(help: "Output directory.") var out: String
     @Option(help: "Assets rendered at once (at most the number of cores).") var jobs: Int?
-    @Flag(help: "After the run, delete files in --out named by this scheme whose asset (cloud identifier + source hash) is no longer in the catalog.")
+    @Flag(
+        help: "After the run, delete files in --out named by this scheme whose asset (cloud identifier + source hash) is no longer in the catalog."
+    )
     var prune = false
     @Option(help: "Progress: auto (a live bar on a terminal, nothing otherwise), json (one event per second on stderr), none.")
     var progress: ProgressMode = .auto
@@ -81,14 +83,16 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         let secs = Date().timeIntervalSince(start)
         for e in summary.errors { FileHandle.standardError.write(Data("error: \(e)\n".utf8)) }
         let rate = secs > 0 ? Double(summary.assets) / secs : 0
-        print(
-            "assets \(summary.assets): \(summary.created.count) files written, \(summary.existing) already present, \(summary.unsupported) with nothing to render, \(summary.errors.count) errors (\(String(format: "%.1f", secs)) s, \(String(format: "%.1f", rate)) assets/s)"
-        )
+        let counts = "\(summary.created.count) files written, \(summary.existing) already present, "
+            + "\(summary.unsupported) with nothing to render, \(summary.errors.count) errors"
+        print("assets \(summary.assets): \(counts) (\(String(format: "%.1f", secs)) s, \(String(format: "%.1f", rate)) assets/s)")
         var failed = !summary.errors.isEmpty
         if prune {
-            let pruned = ThumbnailPruner(outputDirectory: request.outputDirectory, assets: try catalog.cloudIdentifiersWithResourceHashes()).run()
+            let keys = try catalog.cloudIdentifiersWithResourceHashes()
+            let pruned = ThumbnailPruner(outputDirectory: request.outputDirectory, assets: keys).run()
             for e in pruned.errors { FileHandle.standardError.write(Data("error: \(e)\n".utf8)) }
-            print("pruned \(pruned.removed.count) stale files, kept \(pruned.kept)\(pruned.errors.isEmpty ? "" : ", \(pruned.errors.count) could not be removed")")
+            let unremoved = pruned.errors.isEmpty ? "" : ", \(pruned.errors.count) could not be removed"
+            print("pruned \(pruned.removed.count) stale files, kept \(pruned.kept)\(unremoved)")
             failed = failed || !pruned.errors.isEmpty
         }
         if failed { throw ExitCode(1) }
