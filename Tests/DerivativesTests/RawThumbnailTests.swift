@@ -54,6 +54,55 @@ import Testing
         #expect(p.jpeg == Array(bytes[e.offset..<(e.offset + e.length)]))
     }
 
+    /// Layouts the fixtures do not cover, built here around the fixture JPEGs (640×480 DNG preview, 480×320 RAF
+    /// preview): a CR3 with `THMB` and `PRVW`, and a CR2-like TIFF with an IFD0 JPEG strip and an IFD1
+    /// JPEGInterchangeFormat thumbnail. The larger preview wins in both.
+    @Test func cr3AndCR2LayoutsPickTheLargestPreview() throws {
+        let s = try ThumbnailTests.Scratch()
+        let dng = try #require(Self.expected.first { $0.file.hasSuffix(".dng") })
+        let raf = try #require(Self.expected.first { $0.file.hasSuffix(".raf") })
+        let big = Array([UInt8](try Data(contentsOf: URL(fileURLWithPath: dng.path)))[dng.offset..<(dng.offset + dng.length)])
+        let small = Array([UInt8](try Data(contentsOf: URL(fileURLWithPath: raf.path)))[raf.offset..<(raf.offset + raf.length)])
+        func be(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * (n - 1 - $0))) } }
+        func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { be(8 + payload.count, 4) + Array(type.utf8) + payload }
+        let thmb = box("THMB", [0, 0, 0, 0] + be(480, 2) + be(320, 2) + be(small.count, 4) + be(1, 2) + be(0, 2) + small)
+        let canon = box("uuid", RawScan.canonUUID + box("CNCV", Array("CanonCR3_001/00.09.00/00.00.00".utf8)) + thmb)
+        let prvw = box("PRVW", [0, 0, 0, 0] + be(1, 2) + be(640, 2) + be(480, 2) + be(1, 2) + be(big.count, 4) + big)
+        let cr3 =
+            box("ftyp", Array("crx ".utf8) + be(1, 4) + Array("crx isom".utf8)) + box("moov", canon)
+            + box("uuid", RawScan.cr3PreviewUUID + [0, 0, 0, 0, 0, 0, 0, 1] + prvw) + box("mdat", [1, 2, 3, 4])
+        let cr3Path = s.url.appendingPathComponent("synthetic.cr3").path
+        try Data(cr3).write(to: URL(fileURLWithPath: cr3Path))
+        let p3 = try RawPreview.largest(path: cr3Path)
+        #expect([p3.width, p3.height] == [640, 480] && p3.location == "CR3 PRVW" && p3.jpeg == big)
+
+        // CR2-like: IFD0 (Compression 6, one strip = the 640×480 JPEG, Orientation 8) -> IFD1 (0x201/0x202 = the 480×320 one).
+        func entry(_ tag: Int, _ type: Int, _ value: Int) -> [UInt8] { le(tag, 2) + le(type, 2) + le(1, 4) + le(value, 4) }
+        let ifd0 = 8, ifd1 = ifd0 + 2 + 4 * 12 + 4
+        let jpeg0 = ifd1 + 2 + 2 * 12 + 4, jpeg1 = jpeg0 + big.count
+        var cr2: [UInt8] = Array("II".utf8) + le(42, 2) + le(ifd0, 4)
+        cr2 +=
+            le(4, 2) + entry(0x0103, 3, 6) + entry(0x0111, 4, jpeg0) + entry(0x0112, 3, 8) + entry(0x0117, 4, big.count)
+            + le(ifd1, 4)
+        cr2 += le(2, 2) + entry(0x0201, 4, jpeg1) + entry(0x0202, 4, small.count) + le(0, 4)
+        cr2 += big + small
+        let cr2Path = s.url.appendingPathComponent("synthetic.cr2").path
+        try Data(cr2).write(to: URL(fileURLWithPath: cr2Path))
+        let p2 = try RawPreview.largest(path: cr2Path)
+        #expect(
+            [p2.width, p2.height] == [640, 480] && p2.location == "IFD0 strip" && p2.rawOrientation == 8
+                && p2.orientationToApply == 8)
+        // A PRVW that is not a JPEG (FFD8 broken): the THMB is the largest usable preview.
+        var bad = cr3
+        let i = try #require(bad.indices.first { Array(bad[$0..<min($0 + 4, bad.count)]) == Array("PRVW".utf8) })
+        bad[i + 20] = 0x00  // type at i, payload at i + 4, the JPEG 16 bytes into the payload
+        try Data(bad).write(to: URL(fileURLWithPath: cr3Path))
+        let thumb = try RawPreview.largest(path: cr3Path)
+        #expect([thumb.width, thumb.height] == [480, 320] && thumb.location == "CR3 THMB" && thumb.jpegOrientation == 8)
+        #expect(throws: DerivativeError.self) { try RawPreview.largest(path: cr3Path + ".missing") }
+    }
+
     /// Ingests `root` into a scratch catalog and returns its image assets.
     static func assets(_ root: String, _ s: ThumbnailTests.Scratch) async throws -> [StoredAsset] {
         let catalog = try Catalog(path: s.catalogPath)
