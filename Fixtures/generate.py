@@ -254,8 +254,8 @@ STILL_SAMPLE = struct.pack(">I", 9) + struct.pack(">I", 1) + b"\xff"   # item: s
 # ---------------------------------------------------------------------------------------------
 # TIFF / EXIF helpers
 # ---------------------------------------------------------------------------------------------
-ASCII, SHORT, LONG, RATIONAL, UNDEF, SLONG, SRATIONAL = 2, 3, 4, 5, 7, 9, 10
-TSIZE = {1: 1, ASCII: 1, SHORT: 2, LONG: 4, RATIONAL: 8, UNDEF: 1, SLONG: 4, SRATIONAL: 8}
+BYTE, ASCII, SHORT, LONG, RATIONAL, UNDEF, SLONG, SRATIONAL = 1, 2, 3, 4, 5, 7, 9, 10
+TSIZE = {BYTE: 1, ASCII: 1, SHORT: 2, LONG: 4, RATIONAL: 8, UNDEF: 1, SLONG: 4, SRATIONAL: 8}
 
 
 def encode_value(bo, typ, value):
@@ -264,7 +264,7 @@ def encode_value(bo, typ, value):
         return b, len(b)
     if typ == UNDEF:
         return value, len(value)
-    fmt = {SHORT: "H", LONG: "I", SLONG: "i"}.get(typ)
+    fmt = {BYTE: "B", SHORT: "H", LONG: "I", SLONG: "i"}.get(typ)
     if fmt:
         vals = value if isinstance(value, (list, tuple)) else [value]
         return struct.pack(bo + fmt * len(vals), *vals), len(vals)
@@ -737,6 +737,7 @@ def main():
             e["ffprobeQuirk"] = describe_quirk(e)
 
         library = build_library(out, tmp)
+        raw = build_raw(out, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -749,8 +750,12 @@ def main():
     with open(os.path.join(out, "library-expected.json"), "w") as f:
         json.dump(library_expected(lib_files, lib_info), f, indent=2, ensure_ascii=False)
         f.write("\n")
+    with open(os.path.join(out, "raw-expected.json"), "w") as f:
+        json.dump(raw, f, indent=2, ensure_ascii=False)
+        f.write("\n")
     print(f"wrote {len(expected)} fixtures + expected.json to {out}")
     print(f"wrote {len(lib_files)} files to {lib} + library-expected.json")
+    print(f"wrote {len(raw['files'])} files to {os.path.join(out, 'raw')} + raw-expected.json")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -846,6 +851,86 @@ def nef_tiff(*, model, dto, full=(6000, 4000)):
     out += bytes([0x80, 0x40, 0x20] * 4) + b"\0" * 4          # preview strip (12 bytes used)
     out += bytes(range(16))                                    # "raw" strip
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# raw/: RAW files whose thumbnails come from an embedded JPEG preview, and raw-expected.json
+# ---------------------------------------------------------------------------------------------
+def dng_with_preview(preview, *, size, orientation, cfa=(32, 24)):
+    """Little-endian DNG-like TIFF: IFD0 = the JPEG `preview` (NewSubfileType 1, Compression 7,
+    YCbCr, one strip, Orientation), one SubIFD = a tiny uncompressed 16-bit CFA raw (NewSubfileType 0).
+    Returns (bytes, preview offset)."""
+    bo = "<"
+    raw = b"".join(struct.pack("<H", (x * 37 + y * 101) & 0x3FFF) for y in range(cfa[1]) for x in range(cfa[0]))
+
+    def layout(sub_off, strip0, strip1):
+        ifd0 = [(0x00FE, LONG, 1), (0x0100, LONG, size[0]), (0x0101, LONG, size[1]), (0x0102, SHORT, [8, 8, 8]),
+                (0x0103, SHORT, 7), (0x0106, SHORT, 6), (0x010F, ASCII, "Shoebox"), (0x0110, ASCII, "Fixture DNG"),
+                (0x0111, LONG, strip0), (0x0112, SHORT, orientation), (0x0115, SHORT, 3), (0x0116, LONG, size[1]),
+                (0x0117, LONG, len(preview)), (0x014A, LONG, sub_off), (0xC612, BYTE, [1, 4, 0, 0]),
+                (0xC614, ASCII, "Shoebox Fixture DNG")]
+        sub = [(0x00FE, LONG, 0), (0x0100, LONG, cfa[0]), (0x0101, LONG, cfa[1]), (0x0102, SHORT, 16),
+               (0x0103, SHORT, 1), (0x0106, SHORT, 32803), (0x0111, LONG, strip1), (0x0115, SHORT, 1),
+               (0x0116, LONG, cfa[1]), (0x0117, LONG, len(raw)), (0x828D, SHORT, [2, 2]),
+               (0x828E, BYTE, [0, 1, 1, 2])]
+        return ifd0, sub
+
+    a, b = (ifd(bo, x, base=0) for x in layout(0, 0, 0))
+    sub_off = 8 + len(a) + (len(a) % 2)
+    strip0 = sub_off + len(b) + (len(b) % 2)
+    strip1 = strip0 + len(preview) + (len(preview) % 2)
+    i0, sb = layout(sub_off, strip0, strip1)
+    out = b"II" + struct.pack("<HI", 42, 8) + ifd(bo, i0, base=8)
+    out += b"\0" * (sub_off - len(out)) + ifd(bo, sb, base=sub_off)
+    out += b"\0" * (strip0 - len(out)) + preview
+    out += b"\0" * (strip1 - len(out)) + raw
+    return out, strip0
+
+
+def raf_with_preview(jpeg, *, model="X-T30", cfa_len=64):
+    """Fujifilm RAF layout: 'FUJIFILMCCD-RAW ' header; at byte 84 the JPEG offset and length (big-endian),
+    then the CFA header and CFA offsets/lengths. The JPEG carries the EXIF (and its Orientation).
+    Returns (bytes, JPEG offset)."""
+    head = b"FUJIFILMCCD-RAW " + b"0201" + b"FF129502" + model.encode().ljust(32, b"\0") + b"0100" + b"\0" * 20
+    assert len(head) == 84
+    jpeg_off = 160
+    cfa_off = jpeg_off + len(jpeg) + (len(jpeg) % 2)
+    head += struct.pack(">IIIIII", jpeg_off, len(jpeg), 0, 0, cfa_off, cfa_len)
+    out = head + b"\0" * (jpeg_off - len(head)) + jpeg
+    out += b"\0" * (cfa_off - len(out)) + bytes((i * 29) & 0xFF for i in range(cfa_len))
+    return out, jpeg_off
+
+
+def build_raw(root, tmp):
+    """Writes root/raw/* and returns raw-expected.json's content. See Fixtures/README.md."""
+    d = os.path.join(root, "raw")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    files = []
+    # DNG: a 640x480 JPEG preview without EXIF, IFD0 Orientation 6 (display: 480x640, turned clockwise).
+    pv = ffmpeg_jpeg(os.path.join(tmp, "raw-dng.jpg"), "640x480")
+    dng, off = dng_with_preview(pv, size=(640, 480), orientation=6)
+    with open(os.path.join(d, "preview.dng"), "wb") as f:
+        f.write(dng)
+    files.append({"file": "raw/preview.dng", "kind": "dng",
+                  "preview": {"offset": off, "length": len(pv), "width": 640, "height": 480,
+                              "location": "IFD0 strip", "jpegOrientation": None, "rawOrientation": 6},
+                  "displayWidth": 480, "displayHeight": 640,
+                  "note": "The JPEG has no EXIF: the RAW's IFD0 Orientation 6 must be applied."})
+    # RAF: a 480x320 JPEG whose own EXIF says Orientation 8 (display: 320x480, turned counter-clockwise).
+    base = ffmpeg_jpeg(os.path.join(tmp, "raw-raf.jpg"), "480x320")
+    tiff = exif_tiff([(0x010F, ASCII, "FUJIFILM"), (0x0110, ASCII, "X-T30"), (0x0112, SHORT, 8)],
+                     [(0x9003, ASCII, "2024:05:04 11:00:00")], bo="<")
+    jp = jpeg_with_segments(base, [(0xE1, b"Exif\0\0" + tiff)])
+    raf, off = raf_with_preview(jp)
+    with open(os.path.join(d, "preview.raf"), "wb") as f:
+        f.write(raf)
+    files.append({"file": "raw/preview.raf", "kind": "raf",
+                  "preview": {"offset": off, "length": len(jp), "width": 480, "height": 320,
+                              "location": "RAF header JPEG", "jpegOrientation": 8, "rawOrientation": 1},
+                  "displayWidth": 320, "displayHeight": 480,
+                  "note": "The JPEG's own EXIF Orientation 8 applies (libvips reads it)."})
+    return {"generator": "Fixtures/generate.py", "files": files}
 
 
 def build_library(root, tmp):

@@ -35,6 +35,7 @@ static inline int shoebox_vips_thumbnail(const char *path, VipsImage **out, int 
                           "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
+/// The same, from memory (a RAW's embedded JPEG). The buffer is not copied: it must outlive the image.
 static inline int shoebox_vips_thumbnail_buffer(void *buf, size_t len, VipsImage **out, int width,
                                                 int height, int crop, int size) {
     return vips_thumbnail_buffer(buf, len, out, width, "height", height, "crop", (VipsInteresting)crop,
@@ -69,6 +70,29 @@ static inline VipsImage *shoebox_vips_open(const char *path) {
 
 static inline int shoebox_vips_autorot(VipsImage *in, VipsImage **out) {
     return vips_autorot(in, out, NULL);
+}
+
+/// Opens an in-memory image (a RAW's embedded JPEG). The buffer is not copied: it must outlive every
+/// image made from it, up to the save.
+static inline VipsImage *shoebox_vips_open_buffer(const void *buf, size_t len) {
+    return vips_image_new_from_buffer(buf, len, "", "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+/// Turns `in` as EXIF orientation 1…8 says (for a RAW preview JPEG without its own orientation, which
+/// takes the RAW's IFD0 value).
+static inline int shoebox_vips_orient(VipsImage *in, VipsImage **out, int orientation) {
+    VipsImage *t;
+    if (vips_copy(in, &t, NULL)) return -1;
+    vips_image_set_int(t, VIPS_META_ORIENTATION, orientation);
+    int rc = vips_autorot(t, out, NULL);
+    g_object_unref(t);
+    return rc;
+}
+
+/// Renders `in` into memory, so that several smaller sizes can be made from it without decoding the
+/// source again.
+static inline VipsImage *shoebox_vips_copy_memory(VipsImage *in) {
+    return vips_image_copy_memory(in);
 }
 
 static inline int shoebox_vips_rot(VipsImage *in, VipsImage **out, int angle /* VipsAngle */) {

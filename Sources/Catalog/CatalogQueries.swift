@@ -65,6 +65,16 @@ extension Catalog {
         }
     }
 
+    /// Every asset's cloud identifier with the content hash of each of its resources (nil for an asset
+    /// without resources or a resource without a hash), trashed assets included: the keys derivative files
+    /// are named by, for pruning the files of assets that are gone.
+    public func cloudIdentifiersWithResourceHashes() throws(CatalogError) -> [(cloudIdentifier: String, contentHash: String?)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT a.cloud_identifier, r.content_hash FROM asset a LEFT JOIN resource r ON r.asset_id = a.id")
+                .map { ($0[0], $0[1]) }
+        }
+    }
+
     public func asset(localIdentifier: String) throws(CatalogError) -> StoredAsset? {
         try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM asset WHERE local_identifier = ?", arguments: [localIdentifier]).map {

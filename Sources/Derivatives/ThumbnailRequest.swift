@@ -22,7 +22,7 @@ public struct ThumbnailRequest: Sendable, Equatable {
         public var x: Double, y: Double, width: Double, height: Double
         public init(x: Double, y: Double, width: Double, height: Double) throws(DerivativeError) {
             guard [x, y, width, height].allSatisfy(\.isFinite), x >= 0, y >= 0, width > 0, height > 0,
-                  x + width <= 1.000001, y + height <= 1.000001
+                x + width <= 1.000001, y + height <= 1.000001
             else { throw DerivativeError("crop must lie inside the unit square: \(x),\(y),\(width),\(height)") }
             self.x = x; self.y = y; self.width = width; self.height = height
         }
@@ -71,18 +71,64 @@ public struct ThumbnailRequest: Sendable, Equatable {
     /// 12 hex digits of the source resource's content hash are part of the name too: a changed source
     /// gets a new file rather than a stale one being skipped.
     public func outputURL(cloudIdentifier: String, size: Int, sourceHash: String? = nil) -> URL {
-        let id = cloudIdentifier.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" }
-        let name = String(id)
-        var stem = "\(name)_\(size)_\(mode.rawValue)_\(version.rawValue)"
+        let key = ThumbnailKey(cloudIdentifier: cloudIdentifier, sourceHash: sourceHash)
+        var stem = "\(key.name)_\(size)_\(mode.rawValue)_\(version.rawValue)"
         if resize == .fast { stem += "_fast" }
         if let crop { stem += "_" + crop.key }
-        if let sourceHash {
-            let hex = sourceHash.split(separator: ":").last.map { $0.filter(\.isHexDigit).prefix(12) } ?? ""
-            if !hex.isEmpty { stem += "_" + hex.lowercased() }
-        }
-        let shard = String(name.prefix(2)).lowercased()
-        return outputDirectory.appendingPathComponent(shard, isDirectory: true)
+        if let hash = key.hash { stem += "_" + hash }
+        return outputDirectory.appendingPathComponent(key.shard, isDirectory: true)
             .appendingPathComponent(stem + "." + format.fileExtension)
+    }
+}
+
+/// What ties a thumbnail file to an asset: the cloud identifier as written in file names, and the first 12 hex
+/// digits of the source resource's content hash.
+public struct ThumbnailKey: Hashable, Sendable {
+    /// The cloud identifier with every character but letters, digits and '-' replaced by '-'.
+    public var name: String
+    public var hash: String?
+
+    public init(cloudIdentifier: String, sourceHash: String?) {
+        name = String(cloudIdentifier.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
+        let hex = sourceHash.flatMap { $0.split(separator: ":").last.map { $0.filter(\.isHexDigit).prefix(12) } } ?? ""
+        hash = hex.isEmpty ? nil : hex.lowercased()
+    }
+
+    init(name: String, hash: String?) {
+        self.name = name
+        self.hash = hash
+    }
+
+    /// The shard directory: the name's first two characters, lowercased.
+    var shard: String { String(name.prefix(2)).lowercased() }
+
+    /// The key of a file name that follows the scheme of `outputURL` (any size, mode, version, crop and
+    /// format), else nil: `<name>_<size>_<mode>_<version>[_fast][_c…][_<hash12>].<jpg|webp|heic>`.
+    public init?(fileName: String) {
+        guard let dot = fileName.lastIndex(of: "."),
+            ThumbnailRequest.Format.allCases.contains(where: { $0.fileExtension == fileName[fileName.index(after: dot)...] })
+        else { return nil }
+        var parts = fileName[..<dot].split(separator: "_", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 4, !parts[0].isEmpty, parts[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }),
+            let size = Int(parts[1]), size >= 1, String(size) == parts[1],
+            ThumbnailRequest.Mode(rawValue: parts[2]) != nil, ThumbnailRequest.Version(rawValue: parts[3]) != nil
+        else { return nil }
+        let name = parts[0]
+        parts.removeFirst(4)
+        if parts.first == "fast" { parts.removeFirst() }
+        if let c = parts.first, c.hasPrefix("c"),
+            c.dropFirst().split(separator: "-", omittingEmptySubsequences: false).count == 4,
+            c.dropFirst().allSatisfy({ $0.isNumber || $0 == "-" })
+        {
+            parts.removeFirst()
+        }
+        var hash: String?
+        if let h = parts.first, h.count == 12, h.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) {
+            hash = h
+            parts.removeFirst()
+        }
+        guard parts.isEmpty else { return nil }
+        self.init(name: name, hash: hash)
     }
 }
 

@@ -186,6 +186,27 @@ final class ProgressReporter: @unchecked Sendable {
     var wantsTotal: Bool { mode == .json || (mode == .auto && tty) }
 
     func update(_ p: IngestProgress) {
+        report(done: p.filesDone, total: p.filesTotal, errors: p.errors, elapsed: p.elapsed, unit: "files") {
+            [
+                "event": "progress", "filesDone": p.filesDone, "filesTotal": p.filesTotal ?? NSNull(), "filesProbed": p.filesProbed,
+                "errors": p.errors, "elapsed": (p.elapsed * 10).rounded() / 10,
+                "filesPerSecond": p.elapsed > 0 ? (Double(p.filesDone) / p.elapsed).rounded() : 0,
+            ]
+        }
+    }
+
+    func update(_ p: Thumbnailer.Progress) {
+        report(done: p.assetsDone, total: p.assetsTotal, errors: p.errors, elapsed: p.elapsed, unit: "assets") {
+            [
+                "event": "progress", "assetsDone": p.assetsDone, "assetsTotal": p.assetsTotal, "written": p.written,
+                "existing": p.existing, "errors": p.errors, "elapsed": (p.elapsed * 10).rounded() / 10,
+                "assetsPerSecond": p.elapsed > 0 ? (Double(p.assetsDone) / p.elapsed).rounded() : 0,
+            ]
+        }
+    }
+
+    /// One JSON event a second, or the bar ten times a second; `event` is built only when written.
+    private func report(done: Int, total: Int?, errors: Int, elapsed: Double, unit: String, event: () -> [String: Any]) {
         lock.lock()
         defer { lock.unlock() }
         let now = Date()
@@ -194,30 +215,25 @@ final class ProgressReporter: @unchecked Sendable {
         case .json:
             guard now.timeIntervalSince(last) >= 1 else { return }
             last = now
-            let obj: [String: Any] = [
-                "event": "progress", "filesDone": p.filesDone, "filesTotal": p.filesTotal ?? NSNull(), "filesProbed": p.filesProbed,
-                "errors": p.errors, "elapsed": (p.elapsed * 10).rounded() / 10,
-                "filesPerSecond": p.elapsed > 0 ? (Double(p.filesDone) / p.elapsed).rounded() : 0,
-            ]
-            if let d = try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys]) {
+            if let d = try? JSONSerialization.data(withJSONObject: event(), options: [.sortedKeys]) {
                 FileHandle.standardError.write(d + Data("\n".utf8))
             }
         case .auto:
             guard tty, now.timeIntervalSince(last) >= 0.1 else { return }
             last = now
-            let rate = p.elapsed > 0 ? Double(p.filesDone) / p.elapsed : 0
-            var line = "\(p.filesDone)"
-            if let total = p.filesTotal, total > 0 {
-                let frac = min(1, Double(p.filesDone) / Double(total))
+            let rate = elapsed > 0 ? Double(done) / elapsed : 0
+            var line = "\(done)"
+            if let total, total > 0 {
+                let frac = min(1, Double(done) / Double(total))
                 let width = 30
                 let filled = Int(frac * Double(width))
-                let eta = rate > 0 ? Double(total - p.filesDone) / rate : 0
-                line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] \(p.filesDone)/\(total)"
-                    + String(format: " %.0f files/s  ETA %.0fs", rate, eta)
+                let eta = rate > 0 ? Double(total - done) / rate : 0
+                line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] \(done)/\(total)"
+                    + String(format: " %.0f \(unit)/s  ETA %.0fs", rate, eta)
             } else {
-                line += String(format: " files  %.0f files/s", rate)
+                line += String(format: " \(unit)  %.0f \(unit)/s", rate)
             }
-            line += "  errors \(p.errors)"
+            line += "  errors \(errors)"
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
         }
     }

@@ -18,7 +18,9 @@ struct ThumbnailsCommand: AsyncParsableCommand {
               shoebox thumbnails --sizes 256,1024 --mode fit --out thumbs
               shoebox thumbnails 'mediaType == video' --sizes 512 --mode fill --format webp --out thumbs
             Files are named out/ab/<cloudIdentifier>_<size>_<mode>_<version>_<source hash>.<ext>; a re-run skips
-            files that exist, and a changed asset gets new ones. Exit status 1 when any asset failed.
+            files that exist, and a changed asset gets new ones. --prune then removes the files of assets that
+            are gone or whose source changed (any size, mode or format); files not named this way are never
+            touched. RAW files use their largest embedded JPEG preview. Exit status 1 when any asset failed.
             """)
 
     @Argument(help: "A predicate (docs/predicates.md); all assets when absent.") var predicate: String?
@@ -32,6 +34,12 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(help: "jpeg, webp or heic.") var format: ThumbnailRequest.Format = .jpeg
     @Option(help: "Output directory.") var out: String
     @Option(help: "Assets rendered at once (at most the number of cores).") var jobs: Int?
+    @Flag(
+        help: "After the run, delete files in --out named by this scheme whose asset (cloud identifier + source hash) is no longer in the catalog."
+    )
+    var prune = false
+    @Option(help: "Progress: auto (a live bar on a terminal, nothing otherwise), json (one event per second on stderr), none.")
+    var progress: ProgressMode = .auto
     @Flag(help: "Include hidden assets.") var includeHidden = false
     @Flag(help: "Include every frame of a burst, not only its representative.") var allBursts = false
 
@@ -69,10 +77,24 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             sizes: try parsedSizes(), mode: mode, resize: resize, crop: try crop.map { try ThumbnailRequest.Crop(parsing: $0) },
             version: version, format: format, outputDirectory: URL(fileURLWithPath: out, isDirectory: true))
         let start = Date()
-        let summary = await Thumbnailer(request: request, concurrency: jobs).run(assets: result)
+        let reporter = ProgressReporter(mode: progress)
+        let summary = await Thumbnailer(request: request, concurrency: jobs).run(assets: result) { reporter.update($0) }
+        reporter.finish()
         let secs = Date().timeIntervalSince(start)
         for e in summary.errors { FileHandle.standardError.write(Data("error: \(e)\n".utf8)) }
-        print("assets \(summary.assets): \(summary.created.count) files written, \(summary.existing) already present, \(summary.unsupported) with nothing to render, \(summary.errors.count) errors (\(String(format: "%.1f", secs)) s)")
-        if !summary.errors.isEmpty { throw ExitCode(1) }
+        let rate = secs > 0 ? Double(summary.assets) / secs : 0
+        let counts = "\(summary.created.count) files written, \(summary.existing) already present, "
+            + "\(summary.unsupported) with nothing to render, \(summary.errors.count) errors"
+        print("assets \(summary.assets): \(counts) (\(String(format: "%.1f", secs)) s, \(String(format: "%.1f", rate)) assets/s)")
+        var failed = !summary.errors.isEmpty
+        if prune {
+            let keys = try catalog.cloudIdentifiersWithResourceHashes()
+            let pruned = ThumbnailPruner(outputDirectory: request.outputDirectory, assets: keys).run()
+            for e in pruned.errors { FileHandle.standardError.write(Data("error: \(e)\n".utf8)) }
+            let unremoved = pruned.errors.isEmpty ? "" : ", \(pruned.errors.count) could not be removed"
+            print("pruned \(pruned.removed.count) stale files, kept \(pruned.kept)\(unremoved)")
+            failed = failed || !pruned.errors.isEmpty
+        }
+        if failed { throw ExitCode(1) }
     }
 }
