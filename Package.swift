@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
         .library(name: "PhotoModel", targets: ["PhotoModel"]),
         .library(name: "Catalog", targets: ["Catalog"]),
+        .library(name: "Derivatives", targets: ["Derivatives"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -6,7 +6,7 @@ import PackageDescription
 
 let names = [
     "FuzzBMFF", "FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzMakerNote", "FuzzXMP", "FuzzTIFF",
-    "FuzzAAE", "FuzzTakeout", "FuzzInflate", "FuzzProbe", "FuzzPredicate",
+    "FuzzAAE", "FuzzTakeout", "FuzzInflate", "FuzzProbe", "FuzzPredicate", "FuzzRawPreview",
 ]
 
 let package = Package(
@@ -22,7 +22,9 @@ let package = Package(
                 "FuzzDriver",
                 name == "FuzzPredicate"
                     ? .product(name: "Catalog", package: "Shoebox")
-                    : .product(name: "MediaProbe", package: "Shoebox"),
+                    : name == "FuzzRawPreview"
+                        ? .product(name: "Derivatives", package: "Shoebox")
+                        : .product(name: "MediaProbe", package: "Shoebox"),
             ])
     },
     swiftLanguageModes: [.v6]

@@ -8,17 +8,17 @@ import Foundation
 /// Panasonic JpgFromRaw tag 0x002E), Fujifilm RAF (header offsets 84/88) and Canon CR3 (`PRVW` in the
 /// preview `uuid` box, `THMB` in the Canon `uuid` box of `moov`). No declared length is trusted: every
 /// range is checked against the file and its container, and a preview over 64 MiB is refused.
-struct RawPreview {
+public struct RawPreview: Sendable {
     /// The JPEG, starting with FFD8.
-    var jpeg: [UInt8]
-    var width: Int
-    var height: Int
+    public var jpeg: [UInt8]
+    public var width: Int
+    public var height: Int
     /// Where it was found, for messages ("SubIFD[1] JPEGInterchangeFormat", "RAF header", "CR3 PRVW").
-    var location: String
+    public var location: String
     /// The RAW's IFD0 Orientation (1 when absent).
-    var rawOrientation: Int
+    public var rawOrientation: Int
     /// The preview JPEG's own EXIF Orientation, if it has one.
-    var jpegOrientation: Int?
+    public var jpegOrientation: Int?
 
     /// The orientation to apply after libvips (which applies the JPEG's own): the RAW's, when the JPEG has none.
     var orientationToApply: Int { jpegOrientation == nil ? rawOrientation : 1 }
@@ -32,7 +32,7 @@ struct RawPreview {
 
     /// Reads the largest decodable JPEG preview of the RAW file at `path`.
     /// Throws a `DerivativeError` whose message says what was found and why nothing is usable.
-    static func largest(path: String) throws(DerivativeError) -> RawPreview {
+    public static func largest(path: String) throws(DerivativeError) -> RawPreview {
         let file = try BoundedFile(path: path)
         var scan = RawScan(file: file)
         try scan.run()
