@@ -26,6 +26,14 @@ public struct Thumbnailer: Sendable {
         public var unsupported = 0
         public var errors: [Failure] = []
 
+        /// One asset that could not be rendered.
+        public static func failed(path: String, stage: String, reason: String) -> Summary {
+            var s = Summary()
+            s.assets = 1
+            s.errors = [Failure(path: path, stage: stage, reason: reason)]
+            return s
+        }
+
         mutating func merge(_ o: Summary) {
             assets += o.assets
             created += o.created
@@ -48,6 +56,12 @@ public struct Thumbnailer: Sendable {
 
     public var request: ThumbnailRequest
     public var concurrency: Int
+
+    /// Runs one asset's render (`path`: its source, for an error row). nil: right here, in the task. The
+    /// ingest and `shoebox thumbnails` pass the run's `FileWorkPool`, so a render stuck in libvips or
+    /// libavcodec (a file replaced by a FIFO, a hung mount) is abandoned with an error and the run goes on.
+    public typealias RenderExecutor = @Sendable (_ path: String, _ render: @escaping @Sendable () -> Summary) async -> Summary
+    public var executor: RenderExecutor?
 
     public init(request: ThumbnailRequest, concurrency: Int? = nil) {
         self.request = request
@@ -72,6 +86,7 @@ public struct Thumbnailer: Sendable {
             return summary
         }
         let request = self.request
+        let executor = self.executor
         await withTaskGroup(of: Summary.self) { group in
             var next = 0
             // Assets are loaded here, one at a time (a FetchResult's batch cache is not for concurrent
@@ -82,13 +97,23 @@ public struct Thumbnailer: Sendable {
                 let loaded: Result<StoredAsset, CatalogError>
                 do { loaded = .success(try load(i)) } catch { loaded = .failure(error) }
                 group.addTask {
-                    var s = Summary()
-                    s.assets = 1
                     switch loaded {
-                    case .success(let asset): Self.render(asset, request, into: &s)
-                    case .failure(let error): s.errors.append(Failure(path: "#\(i)", stage: "fetch", reason: "\(error)"))
+                    case .success(let asset):
+                        let job: @Sendable () -> Summary = {
+                            var s = Summary()
+                            s.assets = 1
+                            Self.render(asset, request, into: &s)
+                            return s
+                        }
+                        guard let executor else { return job() }
+                        let path = Self.source(of: asset.asset, version: request.version).map { Self.absolutePath(asset, $0) } ?? asset.asset.id
+                        return await executor(path, job)
+                    case .failure(let error):
+                        var s = Summary()
+                        s.assets = 1
+                        s.errors.append(Failure(path: "#\(i)", stage: "fetch", reason: "\(error)"))
+                        return s
                     }
-                    return s
                 }
             }
             while next < count, next < concurrency { add() }

@@ -1,3 +1,4 @@
+import Derivatives
 import Foundation
 import MediaProbe
 
@@ -180,9 +181,10 @@ public final class FileWorkPool: @unchecked Sendable {
         let grace = limits.grace
         DispatchQueue.global().asyncAfter(deadline: .now() + budget + grace) { [weak self] in
             guard state.markAbandoned() else { return }  // finished in time
-            job.abandon()
+            // Book-keeping first, so a caller that reads the statistics after its result sees this.
             let replaced = self?.writeOff() ?? false
             state.setReplaced(replaced)
+            job.abandon()
         }
         job.work(deadline)
         return state.markFinished() ? nil : state.waitReplaced()
@@ -249,6 +251,19 @@ public final class FileWorkPool: @unchecked Sendable {
             decided = true
             abandoned = true
             return true
+        }
+    }
+}
+
+extension FileWorkPool {
+    /// Thumbnail renders on this pool, under its time budget: an abandoned or skipped render is one error
+    /// entry (stage `time-budget`) for the asset's source file.
+    public var renderExecutor: Thumbnailer.RenderExecutor {
+        { path, render in
+            await self.run(
+                { _ in render() },
+                abandoned: { .failed(path: path, stage: ProbeRunner.timeBudgetStage.rawValue, reason: ProbeRunner.abandonedReason($0)) },
+                skipped: { .failed(path: path, stage: ProbeRunner.timeBudgetStage.rawValue, reason: ProbeRunner.skippedReason($0)) })
         }
     }
 }

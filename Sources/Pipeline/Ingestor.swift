@@ -228,7 +228,9 @@ public final class Ingestor: Sendable {
             var o = FetchOptions()
             o.includeAllBurstAssets = true
             o.includeHiddenAssets = true
-            let t = await Thumbnailer(request: request, concurrency: options.concurrency).run(assets: try catalog.fetchAssets(o))
+            var thumbnailer = Thumbnailer(request: request, concurrency: options.concurrency)
+            thumbnailer.executor = pool.renderExecutor
+            let t = await thumbnailer.run(assets: try catalog.fetchAssets(o))
             try catalog.recordErrors(t.errors.map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }, runID: runID)
             summary.errors += t.errors.count
             summary.errorRows += t.errors.prefix(100).map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }

@@ -54,21 +54,23 @@ public enum ProbeRunner {
     /// The report of a file whose probe overran its budget and was left behind.
     public static func abandonedReport(_ path: String, budget: Double) -> ProbeReport {
         var r = ProbeReport(path: path, fileSize: 0, kind: .unknown)
-        r.issues.append(
-            ProbeIssue(
-                severity: .error, stage: timeBudgetStage,
-                reason: "abandoned: still not done \(Deadline(seconds: budget)) after it started (per-file time budget); the run went on without it and the next run retries it"))
+        r.issues.append(ProbeIssue(severity: .error, stage: timeBudgetStage, reason: abandonedReason(budget)))
         return r
     }
 
     /// The report of a file not even started because too many earlier files are stuck.
     public static func skippedReport(_ path: String, stuck: Int) -> ProbeReport {
         var r = ProbeReport(path: path, fileSize: 0, kind: .unknown)
-        r.issues.append(
-            ProbeIssue(
-                severity: .error, stage: timeBudgetStage,
-                reason: "skipped: \(stuck) earlier files are stuck in reads (is the file system hung?); not probed this run"))
+        r.issues.append(ProbeIssue(severity: .error, stage: timeBudgetStage, reason: skippedReason(stuck)))
         return r
+    }
+
+    public static func abandonedReason(_ budget: Double) -> String {
+        "abandoned: still not done \(Deadline(seconds: budget)) after it started (per-file time budget); the run went on without it and the next run retries it"
+    }
+
+    public static func skippedReason(_ stuck: Int) -> String {
+        "skipped: \(stuck) earlier files are stuck in reads (is the file system hung?); not processed this run"
     }
 
     /// Errors that say nothing about the file's content: it could not be read this time.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Catalog
 import Derivatives
 import Foundation
+import Pipeline
 
 extension ThumbnailRequest.Mode: ExpressibleByArgument {}
 extension ThumbnailRequest.Resize: ExpressibleByArgument {}
@@ -40,6 +41,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     var prune = false
     @Option(help: "Progress: auto (a live bar on a terminal, nothing otherwise), json (one event per second on stderr), none.")
     var progress: ProgressMode = .auto
+    @Option(help: "Seconds one asset's render may take before it is abandoned with an error; 0: no limit.")
+    var fileTimeout: Double = 60
     @Flag(help: "Include hidden assets.") var includeHidden = false
     @Flag(help: "Include every frame of a burst, not only its representative.") var allBursts = false
 
@@ -55,6 +58,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         _ = try parsedSizes()
         if let crop { do { _ = try ThumbnailRequest.Crop(parsing: crop) } catch { throw ValidationError("--crop: \(error)") } }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more.") }
+        if !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
     }
 
     func run() async throws {
@@ -78,7 +82,12 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             version: version, format: format, outputDirectory: URL(fileURLWithPath: out, isDirectory: true))
         let start = Date()
         let reporter = ProgressReporter(mode: progress)
-        let summary = await Thumbnailer(request: request, concurrency: jobs).run(assets: result) { reporter.update($0) }
+        var thumbnailer = Thumbnailer(request: request, concurrency: jobs)
+        // Renders run on a pool with a per-asset time budget (a hung source is abandoned, not waited for).
+        let pool = FileWorkPool(.init(width: thumbnailer.concurrency, timeBudget: fileTimeout > 0 ? fileTimeout : nil))
+        defer { pool.shutdown() }
+        thumbnailer.executor = pool.renderExecutor
+        let summary = await thumbnailer.run(assets: result) { reporter.update($0) }
         reporter.finish()
         let secs = Date().timeIntervalSince(start)
         for e in summary.errors { FileHandle.standardError.write(Data("error: \(e)\n".utf8)) }

@@ -1,4 +1,5 @@
 import Catalog
+import Derivatives
 import Foundation
 import MediaProbe
 import Testing
@@ -173,6 +174,42 @@ import TestSupport
         #expect(summary.errors == 1)
         #expect(summary.deleted == 0)
         #expect(try catalog.allAssets().filter { !$0.isTrashed }.count == 2, "a timed-out file lost its asset")
+    }
+
+    /// A source replaced by a FIFO after it was catalogued: libvips' open blocks for ever. On the pool the
+    /// render is abandoned after its budget with one error row, and the other asset's thumbnail is written.
+    @Test func aThumbnailRenderStuckInOpenIsAbandoned() async throws {
+        let s = try Scratch("reliability")
+        let root = s.path("lib")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let lib = Corpus.fixtures.appendingPathComponent("generated/library").path
+        let jpeg = try Self.firstCleanJPEG()
+        try FileManager.default.copyItem(atPath: lib + "/" + jpeg, toPath: root + "/a.jpg")
+        var other = try Data(contentsOf: URL(fileURLWithPath: lib + "/" + jpeg))
+        other.append(0)
+        FileManager.default.createFile(atPath: root + "/b.jpg", contents: other)
+        let catalog = try Catalog(path: s.path("c.sqlite"))
+        var o = IngestOptions(roots: [root], concurrency: 2)
+        o.organize = false
+        _ = try await Ingestor(options: o, catalog: catalog).run()
+        unlink(root + "/b.jpg")
+        #expect(mkfifo(root + "/b.jpg", 0o644) == 0)
+
+        var limits = FileWorkPool.Limits(width: 2, timeBudget: 1)
+        limits.grace = 0.5
+        let pool = FileWorkPool(limits)
+        defer { pool.shutdown() }
+        var t = Thumbnailer(request: ThumbnailRequest(sizes: [64], outputDirectory: URL(fileURLWithPath: s.path("thumbs"))), concurrency: 2)
+        t.executor = pool.renderExecutor
+        let summary = await t.run(assets: try catalog.allAssets())
+        // Let the stuck open return (a writer appears and goes), so the worker thread ends.
+        let w = open(root + "/b.jpg", O_WRONLY | O_NONBLOCK)
+        if w >= 0 { close(w) }
+        #expect(summary.created.count == 1)
+        #expect(summary.errors.count == 1, "\(summary.errors)")
+        #expect(summary.errors.first?.path == root + "/b.jpg")
+        #expect(summary.errors.first?.stage == ProbeRunner.timeBudgetStage.rawValue, "\(summary.errors)")
+        #expect(pool.statistics.abandoned == 1)
     }
 
     /// However many folders are in flight, at most `concurrency` files are processed at once (the open
