@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 
 ALL=(FuzzBMFF FuzzJPEG FuzzPNG FuzzGIF FuzzWebP FuzzMakerNote FuzzXMP FuzzTIFF FuzzAAE FuzzTakeout
-     FuzzInflate FuzzProbe FuzzPredicate)
+     FuzzInflate FuzzProbe FuzzPredicate FuzzRawPreview)
 SECONDS_PER=${1:-60}
 shift || true
 TARGETS=("$@")
@@ -54,15 +54,16 @@ for t in "${TARGETS[@]}"; do
     "$BIN/$t" "$corpus" "${BUDGET[@]}" -timeout=10 -rss_limit_mb=2048 \
         -max_len="$(max_len "$t")" -artifact_prefix="$art/" -print_final_stats=1 >"$log" 2>&1
     rc=$?
-    execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-    cov=$(grep -oE '^#[0-9]+[[:space:]]+(DONE|NEW|REDUCE|pulse|INITED).*cov: [0-9]+' "$log" | tail -1 | grep -oE 'cov: [0-9]+' | awk '{print $2}')
+    # -a: a log can hold NUL bytes (two runs of one target writing it at once); read it as text anyway.
+    execs=$(grep -a -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+    cov=$(grep -a -oE '^#[0-9]+[[:space:]]+(DONE|NEW|REDUCE|pulse|INITED).*cov: [0-9]+' "$log" | tail -1 | grep -oE 'cov: [0-9]+' | awk '{print $2}')
     units=$(ls "$corpus" | wc -l)
     new=$(ls -t "$art" | head -n $(( $(ls "$art" | wc -l) - before )))
     finding=none
     if [ "$rc" -ne 0 ] || [ -n "$new" ]; then
         failed=1
-        why=$(grep -m1 -E 'ERROR: (AddressSanitizer|libFuzzer)|Fatal error' "$log" | cut -c1-100)
-        top=$(grep -m1 -oE 'in \S+ \S*/Sources/\S+' "$log" | sed 's|.*/Sources/|Sources/|')
+        why=$(grep -a -m1 -E 'ERROR: (AddressSanitizer|libFuzzer)|Fatal error' "$log" | cut -c1-100)
+        top=$(grep -a -m1 -oE 'in \S+ \S*/Sources/\S+' "$log" | sed 's|.*/Sources/|Sources/|')
         top="$why @ ${top:-?}"
         finding="rc=$rc ${new//$'\n'/ } :: $top (log: Fuzz/$log)"
     fi
