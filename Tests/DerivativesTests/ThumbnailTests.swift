@@ -181,6 +181,39 @@ enum Pixels {
                 #expect(size.width == 144 && size.height == 256, "\(size)")
             }
         }
+
+        // Video posters against ffmpeg's frame at the same time (10 % in; ffmpeg applies the display matrix).
+        let ffmpeg = "/usr/bin/ffmpeg"
+        if FileManager.default.isExecutableFile(atPath: ffmpeg) {
+            let request = ThumbnailRequest(sizes: [256], mode: .fit, outputDirectory: s.out)
+            var compared = 0
+            for v in assets where v.asset.mediaType == .video {
+                guard let url = request.outputURL(for: v, size: 256), FileManager.default.fileExists(atPath: url.path),
+                    let src = Thumbnailer.source(of: v.asset, version: .current), v.asset.duration > 0
+                else { continue }
+                let duration = v.asset.duration
+                let ref = s.url.appendingPathComponent("ref-\(UUID().uuidString).png").path
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: ffmpeg)
+                p.arguments = [
+                    "-v", "error", "-ss", String(format: "%.3f", duration * 0.1), "-i", root + "/" + src.path, "-frames:v", "1",
+                    "-vf", "scale=256:256:force_original_aspect_ratio=decrease", ref,
+                ]
+                p.standardError = FileHandle.nullDevice
+                try p.run()
+                p.waitUntilExit()
+                guard p.terminationStatus == 0, let g2 = Pixels.gray32(ref) else { continue }  // ffmpeg could not either
+                let g1 = try #require(Pixels.gray32(url.path), "\(v.asset.id): ours unreadable")
+                let right = Pixels.meanAbsDiff(g1, g2)
+                let wrong = Pixels.meanAbsDiff(g1, g2.reversed())
+                print("poster \(v.asset.id): diff \(String(format: "%.2f", right)) (turned 180°: \(String(format: "%.2f", wrong)))")
+                #expect(right < 12, "\(v.asset.id): mean abs diff \(right) against ffmpeg's frame")
+                let ours = Pixels.size(url.path), theirs = Pixels.size(ref)
+                #expect(ours.map { [$0.width, $0.height] } == theirs.map { [$0.width, $0.height] }, "\(v.asset.id): \(String(describing: ours)) vs ffmpeg \(String(describing: theirs))")
+                compared += 1
+            }
+            #expect(compared >= 5, "only \(compared) posters compared with ffmpeg")
+        }
     }
 
     /// A tree of a good JPEG, the same JPEG cut short, a video without frames and a HEIC libheif 1.15
