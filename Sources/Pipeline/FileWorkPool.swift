@@ -48,6 +48,15 @@ public final class FileWorkPool: @unchecked Sendable {
     private var running = 0
     private var stats = Stats()
     private var shutDown = false
+    /// Jobs running under a budget, watched by one watchdog thread (no timer per file).
+    private var watched: [ObjectIdentifier: Watched] = [:]
+    private var watchdogStarted = false
+
+    private struct Watched {
+        let hardDeadline: UInt64  // CLOCK_MONOTONIC ns: budget + grace from the start
+        let state: WatchState
+        let job: Job
+    }
 
     /// One queued job: the work and how to deliver its result exactly once.
     private final class Job: @unchecked Sendable {
@@ -178,16 +187,44 @@ public final class FileWorkPool: @unchecked Sendable {
         }
         let deadline = Deadline(seconds: budget)
         let state = WatchState()
-        let grace = limits.grace
-        DispatchQueue.global().asyncAfter(deadline: .now() + budget + grace) { [weak self] in
-            guard state.markAbandoned() else { return }  // finished in time
-            // Book-keeping first, so a caller that reads the statistics after its result sees this.
-            let replaced = self?.writeOff() ?? false
-            state.setReplaced(replaced)
-            job.abandon()
+        let key = ObjectIdentifier(state)
+        cond.lock()
+        watched[key] = Watched(hardDeadline: Deadline(seconds: budget + limits.grace).nanoseconds, state: state, job: job)
+        if !watchdogStarted {
+            watchdogStarted = true
+            let t = Thread { [self] in self.watch() }
+            t.name = "shoebox-file-watchdog"
+            t.stackSize = 256 << 10
+            t.start()
         }
+        cond.unlock()
         job.work(deadline)
+        cond.lock()
+        watched[key] = nil
+        cond.unlock()
         return state.markFinished() ? nil : state.waitReplaced()
+    }
+
+    /// The watchdog: ten times a second, abandons the jobs past budget + grace. Ends with the pool.
+    private func watch() {
+        let tick = NSCondition()
+        while true {
+            cond.lock()
+            let done = shutDown
+            let now = Deadline.now()
+            let overdue = watched.filter { $0.value.hardDeadline <= now }
+            for k in overdue.keys { watched[k] = nil }
+            cond.unlock()
+            for (_, w) in overdue where w.state.markAbandoned() {
+                // Book-keeping first, so a caller that reads the statistics after its result sees this.
+                w.state.setReplaced(writeOff())
+                w.job.abandon()
+            }
+            if done { return }
+            tick.lock()
+            _ = tick.wait(until: Date(timeIntervalSinceNow: 0.1))
+            tick.unlock()
+        }
     }
 
     /// A worker overran: count it stuck and replace it while under the cap; when no healthy worker is
