@@ -96,7 +96,8 @@ let package = Package(
         .testTarget(name: "OrganizeTests", dependencies: ["Organize", "PhotoModel", "TestSupport"]),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "Catalog", "Derivatives", "TestSupport"]),
+            dependencies: ["Pipeline", "Catalog", "Derivatives", "TestSupport"],
+            exclude: ["FuzzRegressions"]),
         .testTarget(
             name: "DerivativesTests",
             dependencies: ["Derivatives", "CVips", "Catalog", "Pipeline", "PhotoModel", "TestSupport"]),

@@ -48,7 +48,7 @@ import Testing
             if first & 1 == 0 { _ = try? Inflate.raw(stream, limit: limit) } else { _ = try? Inflate.zlib(stream, limit: limit) }
         case "FuzzProbe": _ = Prober().probe(source: MemorySource(bytes), path: "fuzz")
         default:
-            // FuzzPredicate inputs belong in a Catalog test target (MediaProbeTests does not link Catalog).
+            // FuzzPredicate inputs live in Tests/PipelineTests/FuzzRegressions (MediaProbeTests does not link Catalog).
             Issue.record("\(name): no replay for target \(target)")
         }
     }

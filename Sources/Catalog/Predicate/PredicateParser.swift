@@ -289,6 +289,11 @@ struct Parser {
     let arguments: [String]
     var i = 0
     var argIndex = 0
+    /// Open parentheses, braces and NOTs around the current token.
+    var depth = 0
+    /// Deepest nesting accepted: recursion is bounded whatever the input (FuzzPredicate found 700 '('
+    /// overflowing the stack).
+    static let maxDepth = 100
 
     init(tokens: [Token], source: String, arguments: [String]) {
         self.tokens = tokens
@@ -309,6 +314,12 @@ struct Parser {
 
     func isPunct(_ p: String) -> Bool { tok.kind == .punct(p) }
     func isKeyword(_ k: Keyword) -> Bool { tok.kind == .keyword(k) }
+
+    /// Enters one level of nesting at the current token, or fails past `maxDepth`.
+    mutating func enter() throws(PredicateError) {
+        guard depth < Self.maxDepth else { throw fail(tok.pos, "nesting deeper than \(Self.maxDepth) levels") }
+        depth += 1
+    }
 
     mutating func expect(_ p: String) throws(PredicateError) {
         guard isPunct(p) else { throw fail(tok.pos, "expected '\(p)', found \(describe(tok))") }
@@ -346,6 +357,8 @@ struct Parser {
 
     mutating func parseNot() throws(PredicateError) -> PredicateNode {
         if isKeyword(.not) || isPunct("!") {
+            try enter()
+            defer { depth -= 1 }
             i += 1
             return .not(try parseNot())
         }
@@ -367,6 +380,8 @@ struct Parser {
         case .punct("("):
             // A parenthesised predicate, or an expression such as `(mediaSubtypes & 8) != 0`: try the
             // first, fall back to the second, and report the error that got further.
+            try enter()
+            defer { depth -= 1 }
             let (si, sa) = (i, argIndex)
             var first: PredicateError
             do {
@@ -529,6 +544,8 @@ struct Parser {
                 return Expr(kind: .untyped(arg), pos: pos)
             }
         case .punct("{"):
+            try enter()
+            defer { depth -= 1 }
             i += 1
             var items: [Expr] = []
             if !isPunct("}") {
@@ -541,11 +558,15 @@ struct Parser {
             try expect("}")
             return Expr(kind: .aggregate(items), pos: pos)
         case .punct("("):
+            try enter()
+            defer { depth -= 1 }
             i += 1
             let e = try parseExpr()
             try expect(")")
             return e
         case .keyword(.cast):
+            try enter()
+            defer { depth -= 1 }
             i += 1
             try expect("(")
             let value = try parseExpr()
