@@ -365,8 +365,9 @@ struct ProbeContext {
         -> ExifReading
     {
         // libexif quietly stops at an IFD that points back at one already read; we say so.
-        if let t = try? TIFFReader(block), !t.loops.isEmpty {
-            report.fail(.exif, "\(container): IFD offset loop (\(t.loops.joined(separator: ", "))); entries after the loop are not read")
+        let loops = TIFFReader.loops(in: block)
+        if !loops.isEmpty {
+            report.fail(.exif, "\(container): IFD offset loop (\(loops.joined(separator: ", "))); entries after the loop are not read")
         }
         let r = try ExifReader.read(block, container: container, firstIFD: firstIFD)
         isDNGFlag = isDNGFlag || r.isDNG

@@ -7,11 +7,14 @@ import MediaProbe
 ///
 /// - At most `width` jobs run at once, whatever the number of callers (folders prepared in parallel
 ///   share one pool): threads and open descriptors are bounded by the pool, not by the callers.
-/// - Each job gets a `Deadline` (its budget from the moment a worker starts it). Our readers and
-///   libavformat stop by themselves once it passes. If a job still has not returned a grace period
+/// - Each file gets a `Deadline` (its budget from the moment a worker starts it). Our readers and
+///   libavformat stop by themselves once it passes. If a file still has not returned a grace period
 ///   later (a read stuck in the kernel, libheif, which has no cancellation), the caller gets the
 ///   `abandoned` value, the worker is written off as stuck and a replacement thread takes its place.
 ///   A stuck worker that finally returns leaves (its result is dropped).
+/// - `runBatch` hands a worker several files per job (each still with its own deadline): one thread
+///   hand-off per chunk instead of per file, which is what a per-file job costs on small files. When a
+///   file of a chunk is abandoned, the files before it keep their results and the rest are queued again.
 /// - At most `maxStuck` workers are written off. Past that, and once no healthy worker is left, jobs
 ///   fail at once with `skipped`: a hung file system yields a run of clear errors, not a hang.
 public final class FileWorkPool: @unchecked Sendable {
@@ -41,7 +44,7 @@ public final class FileWorkPool: @unchecked Sendable {
     }
 
     public let limits: Limits
-    private let cond = NSCondition()
+    fileprivate let cond = NSCondition()
     private var queue: [Job] = []
     private var head = 0
     private var healthy = 0  // workers not written off
@@ -52,18 +55,44 @@ public final class FileWorkPool: @unchecked Sendable {
     private var watched: [ObjectIdentifier: Watched] = [:]
     private var watchdogStarted = false
 
-    private struct Watched {
-        let hardDeadline: UInt64  // CLOCK_MONOTONIC ns: budget + grace from the start
+    /// A running job under the watchdog; `hardDeadline` (budget + grace from the start of the file it is
+    /// on, CLOCK_MONOTONIC ns) moves on with each file of a batch. Guarded by `cond`.
+    fileprivate final class Watched {
+        var hardDeadline: UInt64 = .max
         let state: WatchState
         let job: Job
+        init(state: WatchState, job: Job) {
+            self.state = state
+            self.job = job
+        }
+    }
+
+    /// Handed to a job's work: `start()` begins the next file and returns its deadline (nil: no budget).
+    public final class Clock: @unchecked Sendable {
+        private weak var pool: FileWorkPool?
+        fileprivate let entry: Watched?
+
+        fileprivate init(pool: FileWorkPool?, entry: Watched?) {
+            self.pool = pool
+            self.entry = entry
+        }
+
+        public func start() -> Deadline? {
+            guard let pool, let entry, let budget = pool.limits.timeBudget else { return nil }
+            let hard = Deadline(seconds: budget + pool.limits.grace).nanoseconds
+            pool.cond.lock()
+            entry.hardDeadline = hard
+            pool.cond.unlock()
+            return Deadline(seconds: budget)
+        }
     }
 
     /// One queued job: the work and how to deliver its result exactly once.
-    private final class Job: @unchecked Sendable {
-        let work: (Deadline?) -> Void
+    fileprivate final class Job: @unchecked Sendable {
+        let work: (Clock) -> Void
         let abandon: () -> Void
         let skip: () -> Void
-        init(work: @escaping (Deadline?) -> Void, abandon: @escaping () -> Void, skip: @escaping () -> Void) {
+        init(work: @escaping (Clock) -> Void, abandon: @escaping () -> Void, skip: @escaping () -> Void) {
             self.work = work
             self.abandon = abandon
             self.skip = skip
@@ -118,19 +147,113 @@ public final class FileWorkPool: @unchecked Sendable {
             let once = Once(c)
             let budget = limits.timeBudget
             let job = Job(
-                work: { deadline in _ = once.deliver(work(deadline)) },
+                work: { clock in _ = once.deliver(work(clock.start())) },
                 abandon: { _ = once.deliver(abandoned(budget ?? 0)) },
                 skip: { [self] in _ = once.deliver(skipped(self.statistics.stuckNow)) })
-            cond.lock()
-            if healthy == 0 {
-                stats.skipped += 1
-                cond.unlock()
-                job.skip()
-                return
-            }
-            queue.append(job)
-            cond.signal()
+            submit(job)
+        }
+    }
+
+    private func submit(_ job: Job) {
+        cond.lock()
+        if healthy == 0 {
+            stats.skipped += 1
             cond.unlock()
+            job.skip()
+            return
+        }
+        queue.append(job)
+        cond.signal()
+        cond.unlock()
+    }
+
+    /// Runs `work` for every item, in chunks of several items per job, each item under its own budget;
+    /// results in item order. `abandoned`/`skipped` as for `run`, per item.
+    public func runBatch<I: Sendable, T: Sendable>(
+        _ items: [I], _ work: @escaping @Sendable (I, Deadline?) -> T,
+        abandoned: @escaping @Sendable (I, Double) -> T,
+        skipped: @escaping @Sendable (I, Int) -> T
+    ) async -> [T] {
+        guard !items.isEmpty else { return [] }
+        // Enough chunks to keep every worker busy, at most 16 items each.
+        let size = max(1, min(16, (items.count + limits.width - 1) / limits.width))
+        return await withTaskGroup(of: (Int, [T]).self) { group in
+            for (k, start) in stride(from: 0, to: items.count, by: size).enumerated() {
+                let chunk = Array(items[start..<min(items.count, start + size)])
+                group.addTask { (k, await self.runChunk(chunk, work, abandoned: abandoned, skipped: skipped)) }
+            }
+            var parts: [Int: [T]] = [:]
+            for await (k, r) in group { parts[k] = r }
+            return parts.keys.sorted().flatMap { parts[$0]! }
+        }
+    }
+
+    private enum ChunkOutcome<T: Sendable>: Sendable {
+        case done([T])
+        /// Abandoned at the first nil: the results before it stand.
+        case abandoned([T?])
+        case skipped(Int)
+    }
+
+    /// Results of a chunk, shared by the worker (which fills them) and the watchdog (which may cut them).
+    private final class ChunkResults<T: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var results: [T?]
+        private var cut = false
+        init(count: Int) { results = Array(repeating: nil, count: count) }
+        /// Stores a result; false once the chunk was cut (the worker must stop).
+        func store(_ k: Int, _ r: T) -> Bool {
+            lock.withLock {
+                if cut { return false }
+                results[k] = r
+                return true
+            }
+        }
+        var isCut: Bool { lock.withLock { cut } }
+        func cutNow() -> [T?] {
+            lock.withLock {
+                cut = true
+                return results
+            }
+        }
+        var all: [T] { lock.withLock { results.map { $0! } } }
+    }
+
+    private func runChunk<I: Sendable, T: Sendable>(
+        _ items: [I], _ work: @escaping @Sendable (I, Deadline?) -> T,
+        abandoned: @escaping @Sendable (I, Double) -> T,
+        skipped: @escaping @Sendable (I, Int) -> T
+    ) async -> [T] {
+        let outcome: ChunkOutcome<T> = await withCheckedContinuation { c in
+            let once = Once(c)
+            let results = ChunkResults<T>(count: items.count)
+            let job = Job(
+                work: { clock in
+                    for (k, item) in items.enumerated() {
+                        if results.isCut { return }
+                        let r = work(item, clock.start())
+                        if !results.store(k, r) { return }
+                    }
+                    _ = once.deliver(.done(results.all))
+                },
+                abandon: { _ = once.deliver(.abandoned(results.cutNow())) },
+                skip: { [self] in _ = once.deliver(.skipped(self.statistics.stuckNow)) })
+            submit(job)
+        }
+        switch outcome {
+        case .done(let r):
+            return r
+        case .skipped(let stuck):
+            return items.map { skipped($0, stuck) }
+        case .abandoned(let partial):
+            let k = partial.firstIndex { $0 == nil } ?? partial.count
+            var out = partial[..<k].map { $0! }
+            guard k < items.count else { return out }
+            out.append(abandoned(items[k], limits.timeBudget ?? 0))
+            if k + 1 < items.count {
+                out += await runChunk(Array(items[(k + 1)...]), work, abandoned: abandoned, skipped: skipped)
+            }
+            return out
         }
     }
 
@@ -181,15 +304,15 @@ public final class FileWorkPool: @unchecked Sendable {
     /// Runs one job under the watchdog: nil when it finished in time, else whether a replacement worker
     /// was started when it was written off.
     private func run(_ job: Job) -> Bool? {
-        guard let budget = limits.timeBudget else {
-            job.work(nil)
+        guard limits.timeBudget != nil else {
+            job.work(Clock(pool: nil, entry: nil))
             return nil
         }
-        let deadline = Deadline(seconds: budget)
         let state = WatchState()
-        let key = ObjectIdentifier(state)
+        let entry = Watched(state: state, job: job)
+        let key = ObjectIdentifier(entry)
         cond.lock()
-        watched[key] = Watched(hardDeadline: Deadline(seconds: budget + limits.grace).nanoseconds, state: state, job: job)
+        watched[key] = entry
         if !watchdogStarted {
             watchdogStarted = true
             let t = Thread { [self] in self.watch() }
@@ -198,7 +321,7 @@ public final class FileWorkPool: @unchecked Sendable {
             t.start()
         }
         cond.unlock()
-        job.work(deadline)
+        job.work(Clock(pool: self, entry: entry))
         cond.lock()
         watched[key] = nil
         cond.unlock()
@@ -252,7 +375,7 @@ public final class FileWorkPool: @unchecked Sendable {
     }
 
     /// Finished-or-abandoned, decided once.
-    private final class WatchState: @unchecked Sendable {
+    fileprivate final class WatchState: @unchecked Sendable {
         private let lock = NSCondition()
         private var decided = false
         private var abandoned = false

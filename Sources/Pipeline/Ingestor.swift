@@ -122,7 +122,9 @@ public final class Ingestor: Sendable {
             var unreadable: [String] = []  // folders that could not be listed: what is below them is kept
             var pendingDirs: [String] = []  // known folders that vanished whole
             var vanishedDone = false
-            let width = options.concurrency
+            // Folders prepared at once: a few per worker, so the file pool always has queued work while
+            // finished folders wait to be assembled and committed in order.
+            let width = options.concurrency * 4
             try await withThrowingTaskGroup(of: (Int, Prepared).self) { group in
                 var next = 0
                 var ready: [Int: Prepared] = [:]
@@ -305,42 +307,25 @@ public final class Ingestor: Sendable {
         // Probe, classify and hash what is new or changed, in parallel.
         let prober = Prober(options: options.probeOptions)
         let hook = options.beforeProbe
-        let probed: [(FolderBatch.File, FileClassification, String?, [ProbeIssue])] = try await withThrowingTaskGroup(
-            of: (Int, FolderBatch.File, FileClassification, String?, [ProbeIssue]).self
-        ) { group in
-            var out: [(Int, FolderBatch.File, FileClassification, String?, [ProbeIssue])] = []
-            var it = toProbe.enumerated().makeIterator()
-            func add() {
-                guard let (i, f) = it.next() else { return }
-                group.addTask {
-                    // Probe, classify and hash on the shared pool, under the per-file time budget.
-                    let (report, c, hash) = await pool.run(
-                        { deadline in
-                            hook?(f.path)
-                            let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline)
-                            let c = Classifier.classify(report)
-                            var hash: String?
-                            if f.error == nil, c.role != .unsupported, !report.timedOut { hash = try? ContentHasher.hash(path: f.path, deadline: deadline) }
-                            return (report, c, hash)
-                        },
-                        abandoned: { budget in
-                            let r = ProbeRunner.abandonedReport(f.path, budget: budget)
-                            return (r, Classifier.classify(r), nil)
-                        },
-                        skipped: { stuck in
-                            let r = ProbeRunner.skippedReport(f.path, stuck: stuck)
-                            return (r, Classifier.classify(r), nil)
-                        })
-                    return (i, f, c, hash, report.issues)
-                }
-            }
-            for _ in 0..<options.concurrency { add() }
-            while let r = try await group.next() {
-                out.append(r)
-                add()
-            }
-            return out.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2, $0.3, $0.4) }
-        }
+        // Probe, classify and hash on the shared pool, under the per-file time budget, in file order.
+        let probed: [(FolderBatch.File, FileClassification, String?, [ProbeIssue])] = await pool.runBatch(
+            toProbe,
+            { f, deadline in
+                hook?(f.path)
+                let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline)
+                let c = Classifier.classify(report)
+                var hash: String?
+                if f.error == nil, c.role != .unsupported, !report.timedOut { hash = try? ContentHasher.hash(path: f.path, deadline: deadline) }
+                return (f, c, hash, report.issues)
+            },
+            abandoned: { f, budget in
+                let r = ProbeRunner.abandonedReport(f.path, budget: budget)
+                return (f, Classifier.classify(r), nil, r.issues)
+            },
+            skipped: { f, stuck in
+                let r = ProbeRunner.skippedReport(f.path, stuck: stuck)
+                return (f, Classifier.classify(r), nil, r.issues)
+            })
         prepared.probed = probed.count
 
         var files: [FileRow] = []

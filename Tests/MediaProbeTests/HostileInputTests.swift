@@ -131,6 +131,27 @@ import TestSupport
         #expect(r.issues.contains { $0.severity == .warning && $0.stage == .sniff && $0.reason.contains(".jpg") })
     }
 
+    /// The cheap loop check the prober runs on every Exif block finds what the full IFD walk finds: on the
+    /// hostile fixture and on every corpus JPEG's Exif block.
+    @Test func ifdLoopCheckAgreesWithTheFullWalk() throws {
+        let fixture = Corpus.fixtures.appendingPathComponent("hostile/ifd-loop.jpg").path
+        var blocks: [[UInt8]] = []
+        var paths = [fixture]
+        if let root = Corpus.root {
+            paths += Corpus.mediaFiles().filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }.map { root.path + "/" + $0 }
+        }
+        for p in paths {
+            let source = try FileSource(path: p)
+            guard let r = try? JPEGReader.read(source), let range = r.facts.exifRange else { continue }
+            blocks.append(try source.read(range, limit: 1 << 20, what: "exif"))
+        }
+        #expect(blocks.count >= 2)
+        #expect(!TIFFReader.loops(in: blocks[0]).isEmpty, "the hostile fixture has a loop")
+        for b in blocks {
+            #expect(TIFFReader.loops(in: b) == ((try? TIFFReader(b))?.loops ?? []))
+        }
+    }
+
     @Test func hugeDeclaredBoxSizes() async throws {
         let scratch = try Scratch()
         // ftyp, then a moov whose 64-bit largesize claims 2^63 bytes, then a meta claiming 4 GiB.

@@ -243,6 +243,29 @@ import TestSupport
         #expect(ResourceLimits.concurrency(requested: 4, maxStuck: 8, openFileLimit: 20) == 1)
     }
 
+    /// A batch whose fourth item hangs: the three before keep their results, the hung one is abandoned,
+    /// the rest run again on the replacement worker, each item with a deadline of its own.
+    @Test func aBatchCutByAHungItemKeepsItsResultsAndFinishesTheRest() async throws {
+        var limits = FileWorkPool.Limits(width: 1, timeBudget: 0.3)
+        limits.grace = 0.1
+        let pool = FileWorkPool(limits)
+        defer { pool.shutdown() }
+        let release = DispatchSemaphore(value: 0)
+        let results = await pool.runBatch(
+            Array(0..<10),
+            { i, deadline -> String in
+                if i == 3 { release.wait() }
+                // Each item starts with a fresh budget: about 0.3 s left, not what the earlier items used.
+                guard let d = deadline, !d.hasPassed else { return "no fresh deadline" }
+                usleep(50_000)  // 10 × 50 ms would overrun one shared budget
+                return "done \(i)"
+            },
+            abandoned: { i, _ in "abandoned \(i)" }, skipped: { i, _ in "skipped \(i)" })
+        release.signal()
+        #expect(results == (0..<10).map { $0 == 3 ? "abandoned 3" : "done \($0)" })
+        #expect(pool.statistics.abandoned == 1)
+    }
+
     /// The pool on its own: a job that never returns is abandoned, its worker replaced; past `maxStuck`
     /// with no healthy worker left, jobs fail fast instead of waiting forever.
     @Test func thePoolAbandonsStuckJobsAndFailsFastWhenAllAreStuck() async throws {

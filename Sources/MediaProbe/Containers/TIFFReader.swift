@@ -85,6 +85,47 @@ public struct TIFFReader: Sendable {
 
     private func u(_ at: Int, _ size: Int) -> UInt64? { BinaryReader.uint(bytes, at: at, size: size, bigEndian: bigEndian) }
 
+    /// The IFD offset loops of a TIFF/Exif block (as `loops` would list them), found by following only the
+    /// IFD pointers — no copy of the block, no entry list: cheap enough to run on every Exif block.
+    public static func loops(in data: [UInt8]) -> [String] {
+        let base = data.matches("Exif\0\0") ? 6 : 0
+        guard data.count >= base + 8 else { return [] }
+        let be: Bool
+        if data[base] == 0x4D && data[base + 1] == 0x4D { be = true } else if data[base] == 0x49 && data[base + 1] == 0x49 { be = false } else { return [] }
+        func u(_ at: Int, _ size: Int) -> Int? {
+            BinaryReader.uint(data, at: base + at, size: size, bigEndian: be).map { Int(clamping: $0) }
+        }
+        let limit = data.count - base
+        var visited = Set<Int>()
+        var found: [String] = []
+        /// Visits one IFD; returns its next-IFD offset and the values of the pointer tags asked for.
+        func visit(_ offset: Int, _ kind: IFD, pointers: [UInt16]) -> (next: Int?, found: [UInt16: Int])? {
+            guard offset >= 8, offset <= limit - 2 else { return nil }
+            guard visited.insert(offset).inserted else {
+                found.append("\(kind.rawValue) → offset \(offset)")
+                return nil
+            }
+            let count = min(u(offset, 2) ?? 0, (limit - offset - 2) / 12, maxEntriesPerIFD)
+            var values: [UInt16: Int] = [:]
+            for i in 0..<count {
+                let e = offset + 2 + i * 12
+                // The first entry of a pointer tag counts (as `entry(_:in:)`); LONG or IFD, inline.
+                if let tag = u(e, 2), pointers.contains(UInt16(tag)), values[UInt16(tag)] == nil, let type = u(e + 2, 2), type == 4 || type == 13,
+                    let v = u(e + 8, 4)
+                {
+                    values[UInt16(tag)] = v
+                }
+            }
+            return (u(offset + 2 + count * 12, 4), values)
+        }
+        guard let ifd0 = u(4, 4), let first = visit(ifd0, .ifd0, pointers: [0x8769, 0x8825]) else { return found }
+        if let n = first.next, n != 0 { _ = visit(n, .ifd1, pointers: []) }
+        let exif = first.found[0x8769].flatMap { visit($0, .exif, pointers: [0xA005]) }
+        if let g = first.found[0x8825] { _ = visit(g, .gps, pointers: []) }
+        if let i = exif?.found[0xA005] { _ = visit(i, .interop, pointers: []) }
+        return found
+    }
+
     /// The first entry with `tag` in `ifd`.
     public func entry(_ tag: UInt16, in ifd: IFD) -> Entry? { entries.first { $0.ifd == ifd && $0.tag == tag } }
 
