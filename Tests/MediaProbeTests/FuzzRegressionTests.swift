@@ -34,7 +34,9 @@ import Testing
             if let nul = bytes.firstIndex(of: 0) {
                 _ = XMPReader.parse(standard: Array(bytes[..<nul]), extended: Array(bytes[(nul + 1)...]), source: "fuzz")
             }
-        case "FuzzTIFF": _ = try? TIFFReader(bytes)
+        case "FuzzTIFF":
+            _ = try? TIFFReader(bytes)
+            _ = TIFFReader.loops(in: bytes)
         case "FuzzAAE":
             _ = try? AAEReader.read(bytes)
             _ = try? SidecarPlist.parse(bytes)

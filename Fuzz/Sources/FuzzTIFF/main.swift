@@ -6,6 +6,7 @@ import MediaProbe
 func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
     _ = try? TIFFReader(bytes)
+    _ = TIFFReader.loops(in: bytes)
     return 0
 }
 
