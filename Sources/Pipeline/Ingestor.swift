@@ -23,6 +23,8 @@ public struct IngestOptions: Sendable {
     public var organize = true
     /// The optional thumbnails stage (nil: off).
     public var thumbnails: ThumbnailRequest?
+    /// After the thumbnails stage, delete stale thumbnails (see `ThumbnailPruner`).
+    public var pruneThumbnails = false
     /// Users' own smart albums (see `SmartAlbumFile`).
     public var userSmartAlbums: [SmartAlbumDefinition] = []
     /// Seconds one file may take (probe + hash) before it is abandoned with an error row; nil: no limit.
@@ -67,6 +69,8 @@ public struct IngestSummary: Sendable {
     public var currentToken = ""
     public var organized: Organizer.Summary?
     public var thumbnails: Thumbnailer.Summary?
+    /// Stale thumbnails removed by the stage's prune.
+    public var thumbnailsPruned: ThumbnailPruner.Summary?
     /// Files abandoned after overrunning the time budget, and files skipped because too many were stuck.
     public var filesAbandoned = 0
     public var filesSkipped = 0
@@ -237,6 +241,12 @@ public final class Ingestor: Sendable {
             summary.errors += t.errors.count
             summary.errorRows += t.errors.prefix(100).map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }
             summary.thumbnails = t
+            if options.pruneThumbnails {
+                let pruned = ThumbnailPruner(outputDirectory: request.outputDirectory, assets: try catalog.cloudIdentifiersWithResourceHashes()).run()
+                try catalog.recordErrors(pruned.errors.map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }, runID: runID)
+                summary.errors += pruned.errors.count
+                summary.thumbnailsPruned = pruned
+            }
         }
         summary.elapsed = Date().timeIntervalSince(start)
         summary.counts = try catalog.summaryCounts()

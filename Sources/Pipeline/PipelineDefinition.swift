@@ -106,13 +106,20 @@ public struct PipelineDefinition: Sendable, Equatable {
         public var format = Format.jpeg
         /// Output folder, resolved like `roots`. `nil`: the stage's default (next to the catalog).
         public var out: String?
+        /// After rendering, delete the files of `out` named by the thumbnail scheme whose asset left the
+        /// catalog or changed (`shoebox thumbnails --prune`).
+        public var prune = false
 
-        public init(enabled: Bool = false, sizes: [Int] = [256, 1024], mode: Mode = .fit, format: Format = .jpeg, out: String? = nil) {
+        public init(
+            enabled: Bool = false, sizes: [Int] = [256, 1024], mode: Mode = .fit, format: Format = .jpeg, out: String? = nil,
+            prune: Bool = false
+        ) {
             self.enabled = enabled
             self.sizes = sizes
             self.mode = mode
             self.format = format
             self.out = out
+            self.prune = prune
         }
     }
 
@@ -613,7 +620,7 @@ private struct Document {
         "roots", "catalog", "include", "exclude", "includeHidden", "followSymlinks", "concurrency",
         "stages", "historyRetentionDays", "prune", "fileTimeout",
     ]
-    static let thumbnailKeys = ["enabled", "sizes", "mode", "format", "out"]
+    static let thumbnailKeys = ["enabled", "sizes", "mode", "format", "out", "prune"]
 
     func definition(from root: Node, baseDirectory base: String) throws(PipelineDefinitionError) -> PipelineDefinition {
         let pairs = try mapping(root, "the pipeline definition")
@@ -728,6 +735,8 @@ private struct Document {
                 t.format = try choice(value, "thumbnails.format", PipelineDefinition.Thumbnails.Format.self)
             case "out":
                 t.out = isNull(value) ? nil : try path(value, "'thumbnails.out'", base: base)
+            case "prune":
+                t.prune = try bool(value, "thumbnails.prune")
             default:
                 throw unknownKey(keyNode, key, in: "stage 'thumbnails'", known: Self.thumbnailKeys)
             }

@@ -71,6 +71,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "Thumbnail mode for --thumbnails: fit or fill.")
     var thumbnailMode: String = "fit"
 
+    @Flag(help: "With --thumbnails: afterwards delete the thumbnails of assets that left the catalog or changed.")
+    var thumbnailPrune = false
+
     @Option(help: "A YAML file with your own smart albums ('userSmartAlbums:', as in Pipelines/smart-albums.yml).")
     var smartAlbums: String?
 
@@ -143,6 +146,7 @@ struct IngestCommand: AsyncParsableCommand {
                 options.thumbnails = ThumbnailRequest(
                     sizes: t.sizes, mode: ThumbnailRequest.Mode(rawValue: t.mode.rawValue) ?? .fit,
                     format: ThumbnailRequest.Format(rawValue: t.format.rawValue) ?? .jpeg, outputDirectory: URL(fileURLWithPath: out))
+                options.pruneThumbnails = t.prune
             }
         }
         if let thumbnails {
@@ -151,6 +155,7 @@ struct IngestCommand: AsyncParsableCommand {
                 throw ValidationError("--thumbnail-sizes takes sizes from 16 to 8192 (e.g. 256,1024); --thumbnail-mode is fit or fill.")
             }
             options.thumbnails = ThumbnailRequest(sizes: sizes, mode: mode, outputDirectory: URL(fileURLWithPath: thumbnails))
+            options.pruneThumbnails = options.pruneThumbnails || thumbnailPrune
         }
         if let smartAlbums {
             do {
@@ -252,7 +257,8 @@ enum SummaryText {
             "  assets inserted \(s.inserted), updated \(s.updated), deleted \(s.deleted); orphans \(s.orphans); errors \(s.errors)",
         ]
         if let t = s.thumbnails {
-            lines.append("  thumbnails: \(t.created.count) written, \(t.existing) already present, \(t.errors.count) errors")
+            let pruned = s.thumbnailsPruned.map { ", \($0.removed.count) stale removed" } ?? ""
+            lines.append("  thumbnails: \(t.created.count) written, \(t.existing) already present, \(t.errors.count) errors\(pruned)")
         }
         lines.append(
             "  limits: at most \(s.peakConcurrentFiles) files at once; \(s.filesAbandoned) abandoned over the time budget, \(s.filesSkipped) skipped; peak memory \(ResourceLimits.peakMemoryBytes() >> 20) MiB")

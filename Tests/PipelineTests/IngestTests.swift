@@ -178,5 +178,16 @@ extension IngestTests {
         let second = try await Ingestor(options: o, catalog: catalog).run()
         #expect(second.thumbnails?.created.isEmpty == true)
         #expect(second.thumbnails?.existing == 8)
+
+        // A photo removed from the tree and purged: with prune, the stage deletes its thumbnail only.
+        try FileManager.default.removeItem(at: tree.appendingPathComponent("mongolia.jpeg"))
+        o.prune = true
+        o.pruneThumbnails = true
+        let stray = out.appendingPathComponent("notes.txt")
+        try Data("mine".utf8).write(to: stray)
+        let third = try await Ingestor(options: o, catalog: catalog).run()
+        #expect(third.thumbnailsPruned?.removed.count == 1, "\(third.thumbnailsPruned?.removed ?? [])")
+        #expect(third.thumbnailsPruned?.kept == 7)
+        #expect(FileManager.default.fileExists(atPath: stray.path), "a file outside the scheme was touched")
     }
 }

@@ -81,6 +81,7 @@ private func failure(_ yaml: String, file: String = "p.yml", sourceLocation: Sou
                 mode: fill
                 format: webp
                 out: /tmp/thumbs
+                prune: yes
             historyRetentionDays: ~
             prune: true
             fileTimeout: 15
@@ -93,7 +94,7 @@ private func failure(_ yaml: String, file: String = "p.yml", sourceLocation: Sou
             roots: ["/lib/photos"], catalog: "/var/shoebox/catalog.sqlite", include: ["(?i)*.jpg", "*.heic"],
             exclude: ["**/tmp/**"], includeHidden: true, followSymlinks: false, concurrency: 8,
             stages: .init(probe: true, classify: true, assemble: true, organize: false, commit: false,
-                          thumbnails: .init(enabled: true, sizes: [128, 512, 2048], mode: .fill, format: .webp, out: "/tmp/thumbs")),
+                          thumbnails: .init(enabled: true, sizes: [128, 512, 2048], mode: .fill, format: .webp, out: "/tmp/thumbs", prune: true)),
             historyRetentionDays: nil, prune: true))
     }
 
