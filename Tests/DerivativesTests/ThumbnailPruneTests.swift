@@ -75,6 +75,15 @@ import Testing
             try FileManager.default.createDirectory(at: f.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data("x".utf8).write(to: f)
         }
+        // Temporary files of our renders: one left by a killed run two hours ago (pruned), one being
+        // written now (kept).
+        let ours = try #require(first.created.first.map { URL(fileURLWithPath: $0).lastPathComponent })
+        let oldTemp = shard.appendingPathComponent(".\(ours).\(UUID().uuidString).tmp")
+        let newTemp = shard.appendingPathComponent(".\(ours).\(UUID().uuidString).tmp")
+        try Data("x".utf8).write(to: oldTemp)
+        try Data("x".utf8).write(to: newTemp)
+        var times = [timeval(tv_sec: time(nil) - 7200, tv_usec: 0), timeval(tv_sec: time(nil) - 7200, tv_usec: 0)]
+        #expect(utimes(oldTemp.path, &times) == 0)
 
         // a.jpg changes in place (same cloud identifier, new hash); b.jpg vanishes and its asset is deleted.
         let aBefore = try #require(try catalog.allAssets().first { $0.asset.id.hasSuffix("a.jpg") })
@@ -98,7 +107,8 @@ import Testing
             fill.outputURL(for: bBefore, size: 16),
         ]
         .compactMap { $0?.path }
-        #expect(Set(pruned.removed) == Set(gone))
+        #expect(Set(pruned.removed) == Set(gone + [oldTemp.path]))
+        #expect(FileManager.default.fileExists(atPath: newTemp.path))
         #expect(pruned.kept == 2)
         for f in gone { #expect(!FileManager.default.fileExists(atPath: f)) }
         for f in foreign { #expect(FileManager.default.fileExists(atPath: f.path), "\(f.path)") }
