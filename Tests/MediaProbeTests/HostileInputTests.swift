@@ -145,7 +145,7 @@ import TestSupport
             guard let r = try? JPEGReader.read(source), let range = r.facts.exifRange else { continue }
             blocks.append(try source.read(range, limit: 1 << 20, what: "exif"))
         }
-        #expect(blocks.count >= 2)
+        #expect(blocks.count >= (Corpus.root == nil ? 1 : 2))
         #expect(!TIFFReader.loops(in: blocks[0]).isEmpty, "the hostile fixture has a loop")
         for b in blocks {
             #expect(TIFFReader.loops(in: b) == ((try? TIFFReader(b))?.loops ?? []))
