@@ -143,21 +143,20 @@ public final class FileWorkPool: @unchecked Sendable {
         abandoned: @escaping @Sendable (Double) -> T,
         skipped: @escaping @Sendable (Int) -> T
     ) async -> T {
-        await withCheckedContinuation { (c: CheckedContinuation<T, Never>) in
-            let once = Once(c)
-            let budget = limits.timeBudget
-            let job = Job(
-                work: { clock in _ = once.deliver(work(clock.start())) },
-                abandon: { _ = once.deliver(abandoned(budget ?? 0)) },
-                skip: { [self] in _ = once.deliver(skipped(self.statistics.stuckNow)) })
-            submit(job)
-        }
+        // A chunk of one item: the same job, watchdog and skip paths as a batch.
+        await runChunk([()], { _, deadline in work(deadline) }, abandoned: { abandoned($1) }, skipped: { skipped($1) })[0]
+    }
+
+    /// Skipped files are counted per file (a skipped job may be a chunk of several).
+    private func countSkipped(_ n: Int) {
+        cond.lock()
+        stats.skipped += n
+        cond.unlock()
     }
 
     private func submit(_ job: Job) {
         cond.lock()
         if healthy == 0 {
-            stats.skipped += 1
             cond.unlock()
             job.skip()
             return
@@ -244,6 +243,7 @@ public final class FileWorkPool: @unchecked Sendable {
         case .done(let r):
             return r
         case .skipped(let stuck):
+            countSkipped(items.count)
             return items.map { skipped($0, stuck) }
         case .abandoned(let partial):
             let k = partial.firstIndex { $0 == nil } ?? partial.count
@@ -367,7 +367,6 @@ public final class FileWorkPool: @unchecked Sendable {
             drained = Array(queue[head...])
             queue.removeAll()
             head = 0
-            stats.skipped += drained.count
         }
         cond.unlock()
         for j in drained { j.skip() }

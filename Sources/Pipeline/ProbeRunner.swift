@@ -83,5 +83,5 @@ public enum ProbeRunner {
 
 extension ProbeReport {
     /// Whether a read stopped at the probe's deadline.
-    public var timedOut: Bool { issues.contains { ProbeRunner.isTransient($0) && $0.reason.hasPrefix(ProbeError.Code.timedOut.rawValue) } }
+    public var timedOut: Bool { issues.contains { $0.severity == .error && $0.reason.hasPrefix(ProbeError.Code.timedOut.rawValue) } }
 }

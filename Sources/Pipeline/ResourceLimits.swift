@@ -35,17 +35,6 @@ public enum ResourceLimits {
         return max(1, min(requested, room))
     }
 
-    /// Descriptors open in this process now (Linux: /proc/self/fd), nil where unknown.
-    public static func openDescriptors() -> Int? {
-        guard let d = opendir("/proc/self/fd") else { return nil }
-        defer { closedir(d) }
-        var n = -1  // the directory's own descriptor
-        while let e = readdir(d) {
-            if e.pointee.d_name.0 != UInt8(ascii: ".") { n += 1 }
-        }
-        return n
-    }
-
     /// Peak resident memory of this process so far, bytes.
     public static func peakMemoryBytes() -> Int {
         var u = rusage()

@@ -18,6 +18,18 @@ struct CatalogOption: ParsableArguments {
     }
 }
 
+/// A command's PREDICATE argument compiled with its `--arg` values; nil when none (or only spaces) is
+/// given. A bad predicate prints its positioned error on stderr and exits 2.
+func compileCommandPredicate(_ predicate: String?, arguments: [String]) throws -> CompiledPredicate? {
+    guard let predicate, !predicate.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+    do {
+        return try PredicateCompiler.compile(predicate, arguments: arguments)
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        throw ExitCode(2)
+    }
+}
+
 enum ProgressMode: String, ExpressibleByArgument {
     case auto, json, none
 }

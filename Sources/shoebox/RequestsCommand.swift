@@ -43,15 +43,7 @@ struct RequestsCommand: ParsableCommand {
     func run() throws {
         if let replay { return try runReplay(replay) }
         let catalog = try catalogOption.open()
-        var options: FetchOptions?
-        if let predicate, !predicate.trimmingCharacters(in: .whitespaces).isEmpty {
-            do {
-                options = FetchOptions(predicate: try PredicateCompiler.compile(predicate, arguments: args))
-            } catch {
-                FileHandle.standardError.write(Data("\(error)\n".utf8))
-                throw ExitCode(2)
-            }
-        }
+        let options = try compileCommandPredicate(predicate, arguments: args).map { FetchOptions(predicate: $0) }
         let requests: CreationRequests
         do {
             requests = try catalog.creationRequests(matching: options, root: root)

@@ -64,13 +64,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     func run() async throws {
         let catalog = try catalogOption.open()
         var options = FetchOptions()
-        if let predicate, !predicate.trimmingCharacters(in: .whitespaces).isEmpty {
-            do {
-                options = FetchOptions(predicate: try PredicateCompiler.compile(predicate, arguments: args))
-            } catch {
-                FileHandle.standardError.write(Data("\(error)\n".utf8))
-                throw ExitCode(2)
-            }
+        if let compiled = try compileCommandPredicate(predicate, arguments: args) {
+            options = FetchOptions(predicate: compiled)
         } else if !args.isEmpty {
             throw ValidationError("--arg is given but there is no predicate to fill.")
         }
