@@ -64,18 +64,70 @@ public final class Catalog: Sendable {
 
     // MARK: - Runs
 
-    public func beginRun(roots: [String]) throws(CatalogError) -> Int64 {
+    /// Opens a run for this process (its pid and host are recorded, so a run killed outright can be
+    /// recognised by the next one).
+    public func beginRun(roots: [String], pid: Int32 = getpid(), host: String = RunInfo.hostName()) throws(CatalogError) -> Int64 {
         try write { db in
-            try db.execute(sql: "INSERT INTO ingest_run(started_at, roots) VALUES (?, ?)", arguments: [Self.now(), roots.joined(separator: "\n")])
+            try db.execute(
+                sql: "INSERT INTO ingest_run(started_at, roots, pid, host) VALUES (?, ?, ?, ?)",
+                arguments: [Self.now(), roots.joined(separator: "\n"), pid, host])
             return db.lastInsertedRowID
         }
+    }
+
+    /// Runs still marked `running` whose process is gone (killed outright, machine restarted): they are
+    /// marked `interrupted` and returned. A run of another host is left alone unless `otherHosts` (its
+    /// process cannot be checked from here).
+    @discardableResult
+    public func reapDeadRuns(host: String = RunInfo.hostName(), isAlive: (Int32) -> Bool = RunInfo.isAlive) throws(CatalogError) -> [RunInfo] {
+        try write { db in
+            var reaped: [RunInfo] = []
+            for r in try Row.fetchAll(db, sql: "SELECT * FROM ingest_run WHERE status = 'running' ORDER BY id") {
+                let pid: Int32? = r["pid"]
+                let runHost: String? = r["host"]
+                // Runs from before pids were recorded, or of this host with a dead process.
+                guard pid == nil || (runHost == host && !isAlive(pid!)) else { continue }
+                try db.execute(sql: "UPDATE ingest_run SET status = 'interrupted' WHERE id = ?", arguments: [r["id"] as Int64])
+                var info = Self.runInfo(r)
+                info.status = "interrupted"
+                reaped.append(info)
+            }
+            return reaped
+        }
+    }
+
+    /// Marks a run stopped by a signal (SIGINT/SIGTERM) at a folder boundary: what it committed stays.
+    public func interruptRun(_ runID: Int64, filesSeen: Int, filesProbed: Int, errors: Int, elapsed: Double) throws(CatalogError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE ingest_run SET finished_at = ?, status = 'interrupted', files_seen = ?, files_probed = ?, errors = ?,
+                        elapsed_seconds = ? WHERE id = ?
+                    """, arguments: [Self.now(), filesSeen, filesProbed, errors, elapsed, runID])
+        }
+    }
+
+    /// The newest run, when it did not finish (running or interrupted): a catalog in the middle of an ingest.
+    public func incompleteRun() throws(CatalogError) -> RunInfo? {
+        try read { db in
+            guard let r = try Row.fetchOne(db, sql: "SELECT * FROM ingest_run ORDER BY id DESC LIMIT 1") else { return nil }
+            let info = Self.runInfo(r)
+            return info.status == "finished" ? nil : info
+        }
+    }
+
+    static func runInfo(_ r: Row) -> RunInfo {
+        RunInfo(
+            id: r["id"], status: r["status"], startedAt: r["started_at"], roots: (r["roots"] as String).split(separator: "\n").map(String.init),
+            pid: r["pid"], host: r["host"])
     }
 
     /// Trashes (or, with `prune`, deletes) assets whose files vanished during the run, records the
     /// changes, compacts history older than the retention window and closes the run.
     @discardableResult
     public func finishRun(
-        _ runID: Int64, filesSeen: Int, filesProbed: Int, errors: Int, elapsed: Double, prune: Bool, historyRetentionDays: Int?
+        _ runID: Int64, filesSeen: Int, filesProbed: Int, errors: Int, damaged: Int = 0, skipped: Int = 0, elapsed: Double, prune: Bool,
+        historyRetentionDays: Int?
     ) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
@@ -102,8 +154,8 @@ public final class Catalog: Sendable {
             try db.execute(
                 sql: """
                     UPDATE ingest_run SET finished_at = ?, status = 'finished', files_seen = ?, files_probed = ?, errors = ?,
-                        elapsed_seconds = ? WHERE id = ?
-                    """, arguments: [now, filesSeen, filesProbed, errors, elapsed, runID])
+                        elapsed_seconds = ?, damaged = ?, skipped = ? WHERE id = ?
+                    """, arguments: [now, filesSeen, filesProbed, errors, elapsed, damaged, skipped, runID])
             return records
         }
     }
@@ -114,8 +166,8 @@ public final class Catalog: Sendable {
         try write { db in
             for e in errors {
                 try db.execute(
-                    sql: "INSERT INTO error(run_id, path, stage, reason, at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [runID, e.path, e.stage, e.reason, Self.now()])
+                    sql: "INSERT INTO error(run_id, path, stage, reason, at, severity) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [runID, e.path, e.stage, e.reason, Self.now(), e.severity.rawValue])
             }
         }
     }
@@ -135,7 +187,7 @@ public final class Catalog: Sendable {
     public func files(inDirectory dir: String) throws(CatalogError) -> [FileRow] {
         try read { db in
             try Row.fetchAll(
-                db, sql: "SELECT f.path, f.root, f.dir, f.size, f.mtime_ns, f.inode, f.device, f.content_hash, f.kind, f.role, f.status, f.last_error, c.classification AS classification FROM file f LEFT JOIN file_classification c ON c.path = f.path WHERE f.dir = ?",
+                db, sql: "SELECT f.path, f.root, f.dir, f.size, f.mtime_ns, f.inode, f.device, f.content_hash, f.kind, f.role, f.status, f.last_error, f.skip_category, c.classification AS classification FROM file f LEFT JOIN file_classification c ON c.path = f.path WHERE f.dir = ?",
                 arguments: [dir]
             ).map(Self.fileRow)
         }
@@ -150,7 +202,7 @@ public final class Catalog: Sendable {
             let marks = Array(repeating: "?", count: dirs.count).joined(separator: ",")
             for r in try Row.fetchAll(
                 db,
-                sql: "SELECT path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, NULL AS classification, classified AS has_classification FROM file WHERE dir IN (\(marks))",
+                sql: "SELECT path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, skip_category, NULL AS classification, classified AS has_classification FROM file WHERE dir IN (\(marks))",
                 arguments: StatementArguments(dirs))
             {
                 var f = Self.fileRow(r)
@@ -176,9 +228,21 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Folders under `root` that hold file rows (to find folders that vanished whole).
-    public func directories(underRoot root: String) throws(CatalogError) -> [String] {
-        try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT dir FROM file WHERE root = ? ORDER BY dir", arguments: [root]) }
+    /// Folders at or below `path` that hold file rows, whatever root they belong to (to find folders that
+    /// vanished whole below the folder an ingest walked).
+    public func directories(under path: String) throws(CatalogError) -> [String] {
+        let prefix = path == "/" ? "/" : path + "/"
+        // `dir >= prefix AND dir < prefix + U+FFFF` is a range on the dir index, unlike LIKE.
+        return try read { db in
+            try String.fetchAll(
+                db, sql: "SELECT DISTINCT dir FROM file WHERE dir = ? OR (dir >= ? AND dir < ?) ORDER BY dir",
+                arguments: [path, prefix, prefix + "\u{FFFF}"])
+        }
+    }
+
+    /// Every root that files were ingested under.
+    public func knownRoots() throws(CatalogError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT root FROM file ORDER BY root") }
     }
 
     static func fileRow(_ r: Row) -> FileRow {
@@ -187,7 +251,7 @@ public final class Catalog: Sendable {
             path: r["path"], root: r["root"], dir: r["dir"],
             fingerprint: FileFingerprint(size: r["size"], mtimeNanoseconds: r["mtime_ns"], inode: r["inode"], device: r["device"]),
             contentHash: r["content_hash"], kind: r["kind"], role: r["role"], status: r["status"], lastError: r["last_error"],
-            classification: blob.map { [UInt8]($0) })
+            classification: blob.map { [UInt8]($0) }, skipCategory: r["skip_category"])
     }
 
     // MARK: - Commit
@@ -201,17 +265,17 @@ public final class Catalog: Sendable {
                 try db.execute(
                     sql: """
                         INSERT INTO file(path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error,
-                            classified, first_run, last_run)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            classified, first_run, last_run, skip_category)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         ON CONFLICT(path) DO UPDATE SET root = excluded.root, dir = excluded.dir, size = excluded.size,
                             mtime_ns = excluded.mtime_ns, inode = excluded.inode, device = excluded.device,
                             content_hash = excluded.content_hash, kind = excluded.kind, role = excluded.role,
                             status = excluded.status, last_error = excluded.last_error,
-                            classified = excluded.classified, last_run = excluded.last_run
+                            classified = excluded.classified, last_run = excluded.last_run, skip_category = excluded.skip_category
                         """,
                     arguments: [
                         f.path, f.root, f.dir, f.fingerprint.size, f.fingerprint.mtimeNanoseconds, f.fingerprint.inode, f.fingerprint.device,
-                        f.contentHash, f.kind, f.role, f.status, f.lastError, f.classification != nil, c.runID, c.runID,
+                        f.contentHash, f.kind, f.role, f.status, f.lastError, f.classification != nil, c.runID, c.runID, f.skipCategory,
                     ])
                 if let blob = f.classification {
                     try db.execute(
@@ -226,8 +290,8 @@ public final class Catalog: Sendable {
             }
             for e in c.errors {
                 try db.execute(
-                    sql: "INSERT INTO error(run_id, path, stage, reason, at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [c.runID, e.path, e.stage, e.reason, Self.now()])
+                    sql: "INSERT INTO error(run_id, path, stage, reason, at, severity) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [c.runID, e.path, e.stage, e.reason, Self.now(), e.severity.rawValue])
             }
             guard let incoming = c.assets else { return records }
             if let t = c.takeoutAlbumTitle {

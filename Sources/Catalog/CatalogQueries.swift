@@ -168,11 +168,33 @@ extension Catalog {
 
     // MARK: - Errors and counts
 
-    public func errors(runID: Int64? = nil) throws(CatalogError) -> [StoredError] {
+    public func errors(runID: Int64? = nil, severities: Set<ErrorSeverity> = Set(ErrorSeverity.allCases)) throws(CatalogError) -> [StoredError] {
         try read { db in
-            let sql = runID == nil ? "SELECT * FROM error ORDER BY id" : "SELECT * FROM error WHERE run_id = ? ORDER BY id"
-            return try Row.fetchAll(db, sql: sql, arguments: runID.map { [$0] } ?? []).map {
-                StoredError(runID: $0["run_id"], path: $0["path"], stage: $0["stage"], reason: $0["reason"], at: $0["at"])
+            var sql = "SELECT * FROM error WHERE severity IN (\(severities.map { "'\($0.rawValue)'" }.sorted().joined(separator: ",")))"
+            if runID != nil { sql += " AND run_id = ?" }
+            return try Row.fetchAll(db, sql: sql + " ORDER BY id", arguments: runID.map { [$0] } ?? []).map {
+                StoredError(
+                    runID: $0["run_id"], path: $0["path"], stage: $0["stage"], reason: $0["reason"], at: $0["at"],
+                    severity: ErrorSeverity(rawValue: $0["severity"]) ?? .failed)
+            }
+        }
+    }
+
+    /// The status of every run, oldest first (`running`, `finished`, `interrupted`).
+    public func runStatuses() throws(CatalogError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT status FROM ingest_run ORDER BY id") }
+    }
+
+    /// How many file rows the catalog holds.
+    public func fileCount() throws(CatalogError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM file") ?? 0 }
+    }
+
+    /// Files skipped as not media, as of their last ingest, with their category.
+    public func skippedFiles() throws(CatalogError) -> [SkippedFile] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT path, skip_category, last_error FROM file WHERE status = 'skipped' ORDER BY path").map {
+                SkippedFile(path: $0["path"], category: ($0["skip_category"] as String?) ?? "other", reason: ($0["last_error"] as String?) ?? "")
             }
         }
     }

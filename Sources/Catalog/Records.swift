@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import PhotoModel
 
 /// What identifies an unchanged file: size, modification time, inode and device.
@@ -28,10 +33,12 @@ public struct FileRow: Sendable, Equatable {
     public var lastError: String?
     /// The stored classification (JSON), so a folder can be re-assembled without probing again.
     public var classification: [UInt8]?
+    /// For a skipped file (`status` "skipped": not media): what it looks like (`text`, `json`, `system`…).
+    public var skipCategory: String?
 
     public init(
         path: String, root: String, dir: String, fingerprint: FileFingerprint, contentHash: String?, kind: String, role: String,
-        status: String, lastError: String?, classification: [UInt8]?
+        status: String, lastError: String?, classification: [UInt8]?, skipCategory: String? = nil
     ) {
         self.path = path
         self.root = root
@@ -43,6 +50,7 @@ public struct FileRow: Sendable, Equatable {
         self.status = status
         self.lastError = lastError
         self.classification = classification
+        self.skipCategory = skipCategory
     }
 }
 
@@ -86,16 +94,27 @@ public struct MetadataSourceRef: Sendable, Equatable, Codable {
     }
 }
 
+/// How bad an error row is.
+///
+/// `damaged`: the primary image or track was found but the bytes are cut or inconsistent; the file is
+/// catalogued. `failed`: the file could not be catalogued at all (unreadable, no primary image or track,
+/// over the time budget), or a later stage (thumbnails) failed for it.
+public enum ErrorSeverity: String, Sendable, Codable, CaseIterable {
+    case damaged, failed
+}
+
 /// An error row: a file that could not be read, with the stage and the reason.
 public struct ErrorInput: Sendable, Equatable, Codable {
     public var path: String
     public var stage: String
     public var reason: String
+    public var severity: ErrorSeverity
 
-    public init(path: String, stage: String, reason: String) {
+    public init(path: String, stage: String, reason: String, severity: ErrorSeverity = .failed) {
         self.path = path
         self.stage = stage
         self.reason = reason
+        self.severity = severity
     }
 }
 
@@ -160,4 +179,44 @@ public struct StoredError: Sendable, Equatable, Codable {
     public var stage: String
     public var reason: String
     public var at: String
+    public var severity: ErrorSeverity
+}
+
+/// A file the ingest skipped because it is not media (never an error).
+public struct SkippedFile: Sendable, Equatable, Codable {
+    public var path: String
+    public var category: String
+    public var reason: String
+}
+
+/// One ingest run, as the catalog records it.
+public struct RunInfo: Sendable, Equatable, Codable {
+    public var id: Int64
+    /// `running`, `finished` or `interrupted`.
+    public var status: String
+    public var startedAt: String
+    public var roots: [String]
+    public var pid: Int32?
+    public var host: String?
+
+    public init(id: Int64, status: String, startedAt: String, roots: [String], pid: Int32?, host: String?) {
+        self.id = id
+        self.status = status
+        self.startedAt = startedAt
+        self.roots = roots
+        self.pid = pid
+        self.host = host
+    }
+
+    /// This machine's name (to tell whether a recorded pid can be checked here).
+    public static func hostName() -> String {
+        var buf = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buf, buf.count) == 0 else { return "" }
+        return String(cString: buf)
+    }
+
+    /// Whether a process with this pid exists (signal 0 checks without sending anything).
+    public static func isAlive(_ pid: Int32) -> Bool {
+        pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
+    }
 }

@@ -211,6 +211,22 @@ enum Schema {
             // options (JSON) in `predicate`, so `query --changes NAME` can re-run them and diff.
             try db.execute(sql: "ALTER TABLE collection ADD COLUMN saved_token TEXT")
         }
+        m.registerMigration("v6: outcomes and honest runs") { db in
+            // Error rows say how bad they are (damaged: catalogued; failed: not); a skipped file (not media)
+            // keeps its category; a run knows the process that runs it, so a killed run can be found.
+            try db.execute(
+                sql: """
+                    ALTER TABLE error ADD COLUMN severity TEXT NOT NULL DEFAULT 'failed';
+                    ALTER TABLE file ADD COLUMN skip_category TEXT;
+                    ALTER TABLE ingest_run ADD COLUMN pid INTEGER;
+                    ALTER TABLE ingest_run ADD COLUMN host TEXT;
+                    ALTER TABLE ingest_run ADD COLUMN damaged INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE ingest_run ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0;
+                    DROP VIEW IF EXISTS errors_view;
+                    CREATE VIEW errors_view AS
+                    SELECT e.run_id, e.severity, e.path, e.stage, e.reason, e.at FROM error e ORDER BY e.id;
+                    """)
+        }
         return m
     }
 }

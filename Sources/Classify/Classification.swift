@@ -6,6 +6,8 @@ import PhotoModel
 public struct FileClassification: Sendable, Equatable, Codable {
     public enum Role: String, Sendable, Codable {
         case image, video, adjustmentSidecar, xmpSidecar, takeoutJSON, unsupported
+        /// Not media and not a sidecar we read (a README, `Thumbs.db`): skipped, never an orphan or an error.
+        case notMedia
     }
 
     public var path: String

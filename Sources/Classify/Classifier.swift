@@ -32,6 +32,7 @@ public enum Classifier {
     }
 
     static func role(of r: ProbeReport, name: String) -> FileClassification.Role {
+        if r.notMedia != nil { return .notMedia }
         if r.kind.isImage { return .image }
         if r.kind.isVideo { return .video }
         // A sidecar whose content cannot be read keeps its role by extension, so that assembly can say

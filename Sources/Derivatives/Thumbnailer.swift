@@ -85,6 +85,7 @@ public struct Thumbnailer: Sendable {
             summary.errors.append(Failure(path: "", stage: "thumbnail", reason: error.description))
             return summary
         }
+        Self.markOutputDirectory(request.outputDirectory)
         let request = self.request
         let executor = self.executor
         await withTaskGroup(of: Summary.self) { group in
@@ -425,5 +426,21 @@ extension FileManager {
         do { try createDirectory(at: url, withIntermediateDirectories: true) } catch {
             throw DerivativeError("cannot create \(url.path): \(error.localizedDescription)", function: "mkdir")
         }
+    }
+}
+
+extension Thumbnailer {
+    /// The marker file left in a thumbnail folder, so that an ingest never takes our output for photos
+    /// wherever the folder sits (the same name as `Pipeline.OwnFiles.thumbnailMarker`).
+    public static let outputMarker = ".shoebox-thumbnails"
+
+    /// Creates the output folder when needed and leaves the marker in it (best effort: a folder we cannot
+    /// write fails later with a clear error per thumbnail).
+    static func markOutputDirectory(_ dir: URL) {
+        let marker = dir.appendingPathComponent(outputMarker).path
+        guard access(marker, F_OK) != 0 else { return }
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let text = "Thumbnails written by Shoebox. Shoebox never ingests this folder.\n"
+        _ = FileManager.default.createFile(atPath: marker, contents: Data(text.utf8))
     }
 }

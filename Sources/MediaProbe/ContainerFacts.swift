@@ -253,6 +253,11 @@ public struct JPEGFacts: Sendable, Equatable, Codable {
     public var mpfImages: [MPFImage] = []
     /// Offset just after the first EOI of the primary image.
     public var endOfImage: UInt64?
+    /// Offset of the first SOS marker: entropy-coded image data follows.
+    public var scanOffset: UInt64?
+
+    /// Whether the file has a JPEG body: a scan, or an EOI after the segments (data we could not walk).
+    public var hasImageBody: Bool { scanOffset != nil || endOfImage != nil }
     /// Bytes after EOI that are not an MPF image, when any.
     public var trailer: ByteRange?
 
@@ -290,8 +295,10 @@ public struct GIFFacts: Sendable, Equatable, Codable {
     public var frameCount: Int
     /// NETSCAPE2.0 loop count (0 = forever); nil when absent.
     public var loopCount: Int?
-    /// Problems met while walking the blocks (a truncated last frame, a missing trailer).
+    /// Problems met while walking the blocks.
     public var warnings: [String] = []
+    /// Signs that the file was cut (a truncated last frame, a missing trailer).
+    public var damage: [String] = []
 
     public init(width: Int, height: Int, frameCount: Int, loopCount: Int?) {
         self.width = width

@@ -17,6 +17,8 @@ public struct ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unsupported = Code(rawValue: "unsupported")
         public static let library = Code(rawValue: "library")
         public static let timedOut = Code(rawValue: "timed-out")
+        /// Valid JSON that is not a Google Takeout sidecar.
+        public static let notTakeout = Code(rawValue: "not-takeout")
     }
 
     public var code: Code

@@ -60,6 +60,9 @@ public struct ProbeReport: Sendable, Equatable, Codable {
     /// The file's modification time (UTC), the creation date of last resort.
     public var fileModified: FileDate?
     public var issues: [ProbeIssue] = []
+    /// Set when the content is not a photo, video or sidecar we read (a README, `Thumbs.db`, an Office
+    /// file, JSON that is not a Takeout sidecar): the file is skipped, which is not an error.
+    public var notMedia: NotMedia?
 
     public init(path: String, fileSize: UInt64, kind: ContainerKind) {
         self.path = path
@@ -67,8 +70,11 @@ public struct ProbeReport: Sendable, Equatable, Codable {
         self.kind = kind
     }
 
-    /// True when no issue is an error.
+    /// True when no issue is an error (a damaged file is still catalogued).
     public var isClean: Bool { !issues.contains { $0.severity == .error } }
+
+    /// True when the primary image or track was found but its bytes are cut or inconsistent.
+    public var isDamaged: Bool { issues.contains { $0.severity == .damaged } }
 
     mutating func warn(_ stage: ProbeStage, _ reason: String) {
         issues.append(ProbeIssue(severity: .warning, stage: stage, reason: reason))
@@ -77,11 +83,34 @@ public struct ProbeReport: Sendable, Equatable, Codable {
     mutating func fail(_ stage: ProbeStage, _ reason: String) {
         issues.append(ProbeIssue(severity: .error, stage: stage, reason: reason))
     }
+
+    mutating func damage(_ stage: ProbeStage, _ reason: String) {
+        issues.append(ProbeIssue(severity: .damaged, stage: stage, reason: reason))
+    }
+}
+
+/// Why a file is not media: what it looks like (`category`) and the evidence.
+public struct NotMedia: Sendable, Equatable, Codable {
+    /// A short kind for counting: `text`, `json`, `document`, `system`, `archive`, `database`, `empty`, `other`.
+    public var category: String
+    public var reason: String
+
+    /// The category of Shoebox's own output (a requests manifest): excluded, not counted as skipped.
+    public static let shoebox = "shoebox"
+
+    public init(category: String, reason: String) {
+        self.category = category
+        self.reason = reason
+    }
 }
 
 /// One problem met while probing a file.
+///
+/// Severities: a `warning` changes nothing; `damaged` means the primary image or track was found but the
+/// bytes are cut or inconsistent (no EOI, an extent or chunk past the end, a box running past its parent):
+/// the file is still catalogued; an `error` means the file could not be catalogued at all.
 public struct ProbeIssue: Sendable, Equatable, Codable, CustomStringConvertible {
-    public enum Severity: String, Sendable, Codable { case warning, error }
+    public enum Severity: String, Sendable, Codable { case warning, damaged, error }
     public var severity: Severity
     public var stage: ProbeStage
     public var reason: String

@@ -88,11 +88,25 @@ struct ProbeContext {
         }
         var kind = Sniffer.sniff(header, fileSize: source.size)
         report.kind = kind
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if NotMediaRule.isSystemFile(name) {
+            report.notMedia = NotMediaRule.classify(name: name, empty: kind == .empty)
+            report.kind = .unknown
+            return
+        }
         switch kind {
         case .empty:
+            if let skip = NotMediaRule.classify(name: name, empty: true) {
+                report.notMedia = skip
+                return
+            }
             report.fail(.sniff, "empty file (0 bytes)")
             return
         case .unknown:
+            if let skip = NotMediaRule.classify(name: name, empty: false) {
+                report.notMedia = skip
+                return
+            }
             report.fail(.sniff, "unrecognised content (first bytes \(hex(header.prefix(8)))); not a supported image, video or sidecar")
             checkExtension()
             return
@@ -124,17 +138,58 @@ struct ProbeContext {
                 c.report.adjustments = try AAEReader.read(bytes)
             }
         case .json:
-            attempt(.sidecar) { (c: inout ProbeContext) throws(ProbeError) in
-                let bytes = try c.source.read(ByteRange(offset: 0, length: c.source.size), limit: TakeoutReader.maxFileSize, what: "JSON sidecar")
-                let name = c.path.split(separator: "/").last.map(String.init)
-                c.report.takeout = try TakeoutReader.read(bytes, fileName: name)
+            if header.starts(with: Array(#"{"kind":"header","version":"#.utf8)), header.firstRange(of: Array(#""catalogID":"#.utf8)) != nil {
+                report.notMedia = NotMedia(category: NotMedia.shoebox, reason: "a creation-request manifest written by 'shoebox requests'")
+                report.kind = .unknown
+                return
+            }
+            do {
+                let bytes = try source.read(ByteRange(offset: 0, length: source.size), limit: TakeoutReader.maxFileSize, what: "JSON sidecar")
+                report.takeout = try TakeoutReader.read(bytes, fileName: name)
+            } catch {
+                // JSON that is not a Takeout sidecar is not ours to read; a Takeout-named file that does
+                // not parse is a sidecar we failed to read.
+                if error.code == .notTakeout || !NotMediaRule.looksLikeTakeoutSidecar(name) {
+                    let category = NotMediaRule.fileExtension(name) == "json" ? "json" : (NotMediaRule.classify(name: name, empty: false)?.category ?? "other")
+                    report.notMedia = NotMedia(category: category, reason: "not a Takeout sidecar (\(error.message))")
+                    report.kind = .unknown
+                    return
+                }
+                report.fail(.sidecar, error.description)
             }
         default: break
         }
         report.kind = kind
         locateMotionPhoto()
         fillPixelSize()
+        requirePrimaryContent()
         checkExtension()
+    }
+
+    /// A file that claims to be an image or a movie but whose container does not lead to a primary image
+    /// (no frame header, no primary item, no size) or to a playable track is an error: it is not an asset.
+    mutating func requirePrimaryContent() {
+        guard !report.issues.contains(where: { $0.severity == .error }) else { return }
+        let kind = report.kind
+        // A RAW's structure (IFD0, the RAF header, CR3 boxes) is its primary image even when no size is
+        // recorded; its reader reports a structure it cannot walk as an error already.
+        if kind.isImage, !kind.isRAW {
+            let w = report.pixelWidth?.value ?? 0, h = report.pixelHeight?.value ?? 0
+            if w <= 0 || h <= 0 {
+                if kind == .jpeg, report.jpeg?.hasImageBody == true { return }  // damaged: data without a frame header
+                let what = kind == .heic || kind == .avif ? "no primary item with a size ('pitm' + 'ispe')" : "no image size in the container"
+                report.fail(kind.isBMFF ? .heif : .sniff, "\(what): not a decodable image")
+            } else if let g = report.gif, g.frameCount == 0 {
+                report.fail(.gif, "no image data after the GIF header: not a decodable image")
+            }
+        } else if kind.isVideo, report.quickTime != nil {
+            let tracks = report.quickTime?.tracks ?? []
+            let playable = tracks.contains { ($0.handler == "vide" || $0.handler == "soun") && $0.sampleEntry != nil }
+            let streams = report.streams.contains { $0.type == "video" || $0.type == "audio" }
+            if !playable && !streams {
+                report.fail(.bmff, "no video or audio track with a sample description: nothing to play")
+            }
+        }
     }
 
     // MARK: - Families
@@ -143,6 +198,7 @@ struct ProbeContext {
         attempt(.jpeg) { (c: inout ProbeContext) throws(ProbeError) in
             let r = try JPEGReader.read(src)
             for w in r.warnings { c.report.warn(.jpeg, w) }
+            for d in r.damage { c.report.damage(.jpeg, d) }
             c.report.jpeg = r.facts
             if let range = r.facts.exifRange {
                 c.attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in
@@ -152,7 +208,13 @@ struct ProbeContext {
             }
             if let xmp = r.xmpPacket { c.applyXMP(xmp, source: "\(container) APP1 XMP") }
             if container == "JPEG", r.facts.width == nil {
-                c.report.fail(.jpeg, "no frame header (SOF0–SOF15) before the end of the segments: not a decodable image")
+                if r.facts.hasImageBody {
+                    // Image data is there (Photos imports such a file), but its size is unknown.
+                    let at = r.facts.scanOffset.map { "before the scan at offset \($0)" } ?? "before the end of image at \(r.facts.endOfImage ?? 0)"
+                    c.report.damage(.jpeg, "no readable frame header (SOF0–SOF15) \(at): the image's size is unknown")
+                } else {
+                    c.report.fail(.jpeg, "no frame header (SOF0–SOF15) and no scan before the end of the segments: not a decodable image")
+                }
             }
         }
         if report.kind == .jpeg {
@@ -167,6 +229,7 @@ struct ProbeContext {
         attempt(.png) { (c: inout ProbeContext) throws(ProbeError) in
             let r = try PNGReader.read(c.source)
             for w in r.warnings { c.report.warn(.png, w) }
+            for d in r.damage { c.report.damage(.png, d) }
             c.report.png = r.facts
             if let range = r.facts.exifRange {
                 c.attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in
@@ -182,6 +245,7 @@ struct ProbeContext {
         attempt(.gif) { (c: inout ProbeContext) throws(ProbeError) in
             let g = try GIFReader.read(c.source)
             for w in g.warnings { c.report.warn(.gif, w) }
+            for d in g.damage { c.report.damage(.gif, d) }
             c.report.gif = g
         }
     }
@@ -192,7 +256,7 @@ struct ProbeContext {
             let declared = BinaryReader.uint(h, at: 4, size: 4, bigEndian: false)
         else { return }
         if declared + 8 > source.size {
-            report.warn(.sniff, "truncated: the RIFF header declares \(declared + 8) bytes, the file has \(source.size)")
+            report.damage(.sniff, "truncated: the RIFF header declares \(declared + 8) bytes, the file has \(source.size)")
         }
     }
 
@@ -201,6 +265,7 @@ struct ProbeContext {
         attempt(.webp) { (c: inout ProbeContext) throws(ProbeError) in
             let r = try WebPReader.read(c.source)
             for w in r.warnings { c.report.warn(.webp, w) }
+            for d in r.damage { c.report.damage(.webp, d) }
             c.report.webp = r.facts
             if let range = r.facts.exifRange {
                 c.attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in
@@ -226,13 +291,13 @@ struct ProbeContext {
             }
             let r = try c.applyExif(block, container: "TIFF header")
             if let end = r.dataEnd, end > c.source.size {
-                c.report.warn(.tiff, "truncated: image data referenced by IFD0/IFD1 ends at byte \(end), the file has \(c.source.size)")
+                c.report.damage(.tiff, "truncated: image data referenced by IFD0/IFD1 ends at byte \(end), the file has \(c.source.size)")
             }
             if let overrun = RawTIFF.ifd0Overrun(block, fileSize: c.source.size) {
-                c.report.warn(.tiff, "truncated: \(overrun), the file has \(c.source.size) bytes")
+                c.report.damage(.tiff, "truncated: \(overrun), the file has \(c.source.size) bytes")
             }
             if let end = RawTIFF.subIFDDataEnd(block, fileSize: c.source.size), end > c.source.size {
-                c.report.warn(.tiff, "truncated: raw image data referenced by a SubIFD ends at byte \(end), the file has \(c.source.size)")
+                c.report.damage(.tiff, "truncated: raw image data referenced by a SubIFD ends at byte \(end), the file has \(c.source.size)")
             }
             // Panasonic keeps its full Exif in an embedded JPEG.
             if let jpg = RawTIFF.embeddedJPEG(block), jpg.end <= c.source.size {
@@ -289,6 +354,7 @@ struct ProbeContext {
         attempt(.bmff) { (c: inout ProbeContext) throws(ProbeError) in
             let r = try BMFFReader.read(c.source)
             for w in r.warnings { c.report.warn(.bmff, w) }
+            for d in r.damage { c.report.damage(.bmff, d) }
             c.report.brands = r.brands
             if !r.brands.isEmpty { c.report.kind = Sniffer.kind(forBrands: r.brands) }
             c.report.quickTime = r.quickTime

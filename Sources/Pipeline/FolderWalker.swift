@@ -30,9 +30,14 @@ public struct FolderWalker {
     var seen = Set<Crawler.DirID>()
     /// Roots that are files, reported once as a batch of their own.
     var loose: [String] = []
+    /// Shoebox's own files, recognised and left out (see `OwnFiles`).
+    let own: OwnFiles
+    /// What was left out as ours: path and why (catalog, thumbnail folder, temporary file).
+    public private(set) var ownExcluded: [(path: String, why: String)] = []
 
-    public init(roots: [String], crawler: Crawler = Crawler()) {
+    public init(roots: [String], crawler: Crawler = Crawler(), own: OwnFiles = OwnFiles()) {
         self.crawler = crawler
+        self.own = own
         var dirs: [String] = []
         for r in roots {
             if Crawler.isDirectory(r) { dirs.append(Self.trim(r)) } else { loose.append(r) }
@@ -66,6 +71,7 @@ public struct FolderWalker {
             }
             var files: [FolderBatch.File] = []
             var subdirs: [(String, String)] = []
+            let siblings = Set(names)
             for name in names {
                 let path = dir == "/" ? "/" + name : dir + "/" + name
                 let rel = relDir.isEmpty ? name : relDir + "/" + name
@@ -79,8 +85,17 @@ public struct FolderWalker {
                     let e = errno
                     files.append(FolderBatch.File(path: path, fingerprint: nil, error: e == ELOOP ? "symbolic link loop" : "cannot stat: \(String(cString: strerror(e)))"))
                 } else if (s.st_mode & S_IFMT) == S_IFDIR {
-                    if crawler.accepts(rel, isDirectory: true) { subdirs.append((path, rel)) }
+                    guard crawler.accepts(rel, isDirectory: true) else { continue }
+                    if let why = own.reason(dir: dir, name: name, siblings: siblings, isDirectory: true) {
+                        ownExcluded.append((path, why))
+                        continue
+                    }
+                    subdirs.append((path, rel))
                 } else if crawler.accepts(rel, isDirectory: false) {
+                    if let why = own.reason(dir: dir, name: name, siblings: siblings, isDirectory: false) {
+                        ownExcluded.append((path, why))
+                        continue
+                    }
                     files.append(Self.file(path, s))
                 }
             }

@@ -34,6 +34,12 @@ public struct IngestOptions: Sendable {
     /// Called on the worker right before a file is probed (fault injection for tests: a stall, a file
     /// removed between crawl and probe). Never set in production.
     public var beforeProbe: (@Sendable (String) -> Void)?
+    /// Asked at every folder boundary: true stops the run there (SIGINT/SIGTERM); what was committed
+    /// stays, the run is marked `interrupted` and the next ingest finishes the job.
+    public var stopRequested: (@Sendable () -> Bool)?
+    /// Shoebox's own files this run knows by path (the catalog, the thumbnail folder); others are
+    /// recognised wherever they sit (see `OwnFiles`).
+    public var ownPaths: Set<String> = []
 
     public init(roots: [String], concurrency: Int) {
         self.roots = roots
@@ -76,6 +82,12 @@ public struct IngestSummary: Sendable {
     public var filesSkipped = 0
     /// Most files probed at once (bounded by the pool, whatever the number of folders in flight).
     public var peakConcurrentFiles = 0
+    /// Damaged, failed, skipped and own files of this run.
+    public var outcomes = Outcomes()
+    /// Set when a signal stopped the run at a folder boundary.
+    public var interrupted = false
+    /// Earlier runs that did not finish (interrupted, or killed outright) and that this run completes.
+    public var resumed: [RunInfo] = []
 
     public var filesPerSecond: Double { elapsed > 0 ? Double(filesSeen) / elapsed : 0 }
 }
@@ -104,14 +116,25 @@ public final class Ingestor: Sendable {
         var errors: [ErrorInput]
         var orphans: Int
         var dir: String
+        var outcomes = Outcomes()
     }
 
     public func run(progress: (@Sendable (IngestProgress) -> Void)? = nil) async throws -> IngestSummary {
         let start = Date()
         let roots = options.roots.map { Self.absolute($0) }
-        let runID = try catalog.beginRun(roots: roots)
         var summary = IngestSummary()
+        // A run killed outright is still `running` with a dead pid: it was interrupted. Either way, this run
+        // completes it (committed folders are unchanged and cost nothing).
+        let reaped = try catalog.reapDeadRuns()
+        if let last = try catalog.incompleteRun(), last.status == "interrupted" {
+            summary.resumed = [last]
+        } else if let r = reaped.last {
+            summary.resumed = [r]
+        }
+        let runID = try catalog.beginRun(roots: roots)
         summary.runID = runID
+        let knownRoots = try catalog.knownRoots()
+        let own = OwnFiles(paths: options.ownPaths)
         var p = IngestProgress()
         var limits = FileWorkPool.Limits(width: options.concurrency, timeBudget: options.fileTimeBudget)
         limits.maxStuck = options.maxStuckFiles
@@ -119,9 +142,13 @@ public final class Ingestor: Sendable {
         defer { pool.shutdown() }
         if options.countFirst { p.filesTotal = FolderWalker.countFiles(roots, crawler: options.crawler) }
 
-        for root in roots {
-            let rootDir = Crawler.isDirectory(root) ? root : (root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ".")
-            var walker = FolderWalker(roots: [root], crawler: options.crawler)
+        rootLoop: for root in roots {
+            if summary.interrupted { break rootLoop }
+            let walkedDir = Crawler.isDirectory(root) ? root : (root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ".")
+            // A folder inside a root the catalog knows keeps that root (its assets and ids); a known root
+            // inside this one keeps its own.
+            let rootDir = Self.enclosingRoot(of: walkedDir, known: knownRoots) ?? walkedDir
+            var walker = FolderWalker(roots: [root], crawler: options.crawler, own: own)
             var visited = Set<String>()
             var unreadable: [String] = []  // folders that could not be listed: what is below them is kept
             var pendingDirs: [String] = []  // known folders that vanished whole
@@ -145,10 +172,10 @@ public final class Ingestor: Sendable {
                             if b.error != nil { unreadable.append(b.dir + "/") }
                             batches.append(b)
                         }
-                        if batches.isEmpty && !vanishedDone {
+                        if batches.isEmpty && !vanishedDone && !summary.interrupted {
                             vanishedDone = true
                             if !partial {
-                                pendingDirs = try catalog.directories(underRoot: rootDir).filter { d in
+                                pendingDirs = try catalog.directories(under: walkedDir).filter { d in
                                     !visited.contains(d) && !unreadable.contains { d.hasPrefix($0) }
                                 }.reversed()
                             }
@@ -164,8 +191,12 @@ public final class Ingestor: Sendable {
                     return lookahead.popLast()
                 }
                 func submit() throws {
+                    if !summary.interrupted, options.stopRequested?() == true { summary.interrupted = true }
+                    if summary.interrupted { return }
                     while let (batch, rows) = try nextBatch() {
-                        if !partial, Self.isUnchanged(batch, rows, root: rootDir) {
+                        let folderRoot = Self.folderRoot(batch.dir, rows: rows, known: knownRoots, walkRoot: rootDir)
+                        if !partial, Self.isUnchanged(batch, rows, root: folderRoot) {
+                            for r in rows where r.status == "skipped" { summary.outcomes.countStoredSkip(r.skipCategory) }
                             summary.filesSeen += batch.files.count
                             summary.filesUnchanged += batch.files.count
                             p.filesDone += batch.files.count
@@ -176,7 +207,7 @@ public final class Ingestor: Sendable {
                         let i = next
                         next += 1
                         group.addTask { [self] in
-                            (i, try await self.prepare(batch, rows: rows, root: rootDir, runID: runID, partial: partial, pool: pool))
+                            (i, try await self.prepare(batch, rows: rows, root: folderRoot, runID: runID, partial: partial, pool: pool))
                         }
                         return
                     }
@@ -201,6 +232,7 @@ public final class Ingestor: Sendable {
                         summary.filesProbed += r.probed
                         summary.filesUnchanged += r.unchanged
                         summary.errors += r.errors.count
+                        summary.outcomes.add(r.outcomes)
                         summary.orphans += r.orphans
                         summary.errorRows += r.errors.prefix(1000 - min(1000, summary.errorRows.count))
                         p.filesDone += r.seen
@@ -213,14 +245,26 @@ public final class Ingestor: Sendable {
                     try submit()
                 }
             }
+            for (path, why) in walker.ownExcluded {
+                summary.outcomes.addOwn(path + " (" + why + ")")
+            }
         }
         let stats = pool.statistics
         summary.filesAbandoned = stats.abandoned
         summary.filesSkipped = stats.skipped
         summary.peakConcurrentFiles = stats.peakRunning
         summary.elapsed = Date().timeIntervalSince(start)
+        if summary.interrupted {
+            // Stopped at a folder boundary: what was committed stays; nothing is trashed (folders not reached
+            // would look vanished) and nothing is organized. The next ingest finishes the job.
+            try catalog.interruptRun(runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors, elapsed: summary.elapsed)
+            summary.counts = try catalog.summaryCounts()
+            summary.currentToken = try catalog.currentToken()
+            return summary
+        }
         let records0 = try catalog.finishRun(
-            runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors, elapsed: summary.elapsed,
+            runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors,
+            damaged: summary.outcomes.damaged, skipped: summary.outcomes.skippedTotal, elapsed: summary.elapsed,
             prune: options.prune, historyRetentionDays: options.historyRetentionDays)
         summary.deleted += records0.count
         // Organize when something changed (or nothing was organized yet): bursts, moments, albums, smart albums.
@@ -254,6 +298,9 @@ public final class Ingestor: Sendable {
         return summary
     }
 
+    /// `absolute(_:)` for callers outside the pipeline (the catalog path given on the command line).
+    public static func absolutePath(_ p: String) -> String { absolute(p) }
+
     /// An absolute path with `.` and `..` removed lexically. Symbolic links are kept as the user wrote them
     /// (Foundation's `standardizingPath` resolves some, which would change the roots the catalog records).
     static func absolute(_ p: String) -> String {
@@ -270,7 +317,21 @@ public final class Ingestor: Sendable {
         return "/" + parts.joined(separator: "/")
     }
 
-    /// Probes what changed in one folder and assembles it; nil commit when nothing changed.
+    /// The known root that contains `dir` (the outermost, so that ingesting `big/copy1` after `big` keeps
+    /// `big`), or nil.
+    static func enclosingRoot(of dir: String, known: [String]) -> String? {
+        known.filter { dir == $0 || dir.hasPrefix($0 == "/" ? "/" : $0 + "/") }.min { $0.count < $1.count }
+    }
+
+    /// The root a folder's files and assets belong to: the one its rows already carry, else the innermost
+    /// known root around it (a new folder beside catalogued ones), else the root being walked.
+    static func folderRoot(_ dir: String, rows: [FileRow], known: [String], walkRoot: String) -> String {
+        if let r = rows.first?.root, dir == r || dir.hasPrefix(r == "/" ? "/" : r + "/") { return r }
+        let inner = known.filter { dir == $0 || dir.hasPrefix($0 == "/" ? "/" : $0 + "/") }.max { $0.count < $1.count }
+        guard let inner, inner.count > walkRoot.count else { return walkRoot }
+        return inner
+    }
+
     /// Whether nothing in the folder is new, changed or gone.
     static func isUnchanged(_ batch: FolderBatch, _ rows: [FileRow], root: String) -> Bool {
         guard rows.count == batch.files.count else { return false }
@@ -289,10 +350,12 @@ public final class Ingestor: Sendable {
     {
         if let error = batch.error {
             // A folder that cannot be listed: one error row; what the catalog knows of it stays as it was.
-            let e = ErrorInput(path: batch.dir, stage: ProbeStage.open.rawValue, reason: error)
-            return Prepared(
+            let e = ErrorInput(path: batch.dir, stage: ProbeStage.open.rawValue, reason: error, severity: .failed)
+            var p = Prepared(
                 commit: FolderCommit(runID: runID, root: root, dir: batch.dir, files: [], vanished: [], assets: nil, errors: [e]),
                 seen: 0, probed: 0, unchanged: 0, errors: [e], orphans: 0, dir: batch.dir)
+            p.outcomes.failed = 1  // what is inside could not be catalogued this run
+            return p
         }
         var byPath: [String: FileRow] = [:]
         for r in rows { byPath[r.path] = r }
@@ -312,29 +375,32 @@ public final class Ingestor: Sendable {
             vanished = []
         }
         var prepared = Prepared(commit: nil, seen: batch.files.count, probed: 0, unchanged: unchanged.count, errors: [], orphans: 0, dir: batch.dir)
+        for row in unchanged where row.status == "skipped" { prepared.outcomes.countStoredSkip(row.skipCategory) }
         if toProbe.isEmpty && vanished.isEmpty { return prepared }
 
         // Probe, classify and hash what is new or changed, in parallel.
         let prober = Prober(options: options.probeOptions)
         let hook = options.beforeProbe
         // Probe, classify and hash on the shared pool, under the per-file time budget, in file order.
-        let probed: [(FolderBatch.File, FileClassification, String?, [ProbeIssue])] = await pool.runBatch(
+        let probed: [(FolderBatch.File, FileClassification, String?, [ProbeIssue], NotMedia?)] = await pool.runBatch(
             toProbe,
             { f, deadline in
                 hook?(f.path)
                 let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline)
                 let c = Classifier.classify(report)
                 var hash: String?
-                if f.error == nil, c.role != .unsupported, !report.timedOut { hash = try? ContentHasher.hash(path: f.path, deadline: deadline) }
-                return (f, c, hash, report.issues)
+                if f.error == nil, c.role != .unsupported, c.role != .notMedia, !report.timedOut {
+                    hash = try? ContentHasher.hash(path: f.path, deadline: deadline)
+                }
+                return (f, c, hash, report.issues, report.notMedia)
             },
             abandoned: { f, budget in
                 let r = ProbeRunner.abandonedReport(f.path, budget: budget)
-                return (f, Classifier.classify(r), nil, r.issues)
+                return (f, Classifier.classify(r), nil, r.issues, nil)
             },
             skipped: { f, stuck in
                 let r = ProbeRunner.skippedReport(f.path, stuck: stuck)
-                return (f, Classifier.classify(r), nil, r.issues)
+                return (f, Classifier.classify(r), nil, r.issues, nil)
             })
         prepared.probed = probed.count
 
@@ -342,9 +408,12 @@ public final class Ingestor: Sendable {
         var classifications: [FileClassification] = []
         var hashes: [String: String] = [:]
         let enc = JSONEncoder()
-        for (f, c, hash, issues) in probed {
+        for (f, c, hash, issues, notMedia) in probed {
             let errs = issues.filter { $0.severity == .error }
-            for e in errs { prepared.errors.append(ErrorInput(path: f.path, stage: e.stage.rawValue, reason: e.reason)) }
+            let damage = errs.isEmpty ? issues.filter { $0.severity == .damaged } : []
+            for e in errs { prepared.errors.append(ErrorInput(path: f.path, stage: e.stage.rawValue, reason: e.reason, severity: .failed)) }
+            for d in damage { prepared.errors.append(ErrorInput(path: f.path, stage: d.stage.rawValue, reason: d.reason, severity: .damaged)) }
+            prepared.outcomes.count(errors: !errs.isEmpty, damaged: !damage.isEmpty, notMedia: notMedia, path: f.path)
             // A known file that could not be read this time (gone between crawl and probe, a read error, over
             // its time budget): keep what the catalog knows, so its asset is not lost; the next run retries.
             if let row = byPath[f.path], row.classification != nil, row.root == root, errs.contains(where: ProbeRunner.isTransient) {
@@ -355,12 +424,14 @@ public final class Ingestor: Sendable {
             classifications.append(c)
             guard let fp = f.fingerprint else { continue }  // unreadable: an error row, no file row
             let blob = (try? enc.encode(c)).map { [UInt8]($0) }
+            let status = notMedia != nil ? "skipped" : !errs.isEmpty ? "error" : !damage.isEmpty ? "damaged" : "ok"
+            let note = notMedia?.reason ?? (errs.first ?? damage.first).map { "\($0.stage.rawValue): \($0.reason)" }
             files.append(
                 FileRow(
                     path: f.path, root: root, dir: batch.dir, fingerprint: fp, contentHash: hash, kind: c.kind.rawValue,
-                    role: c.role.rawValue, status: errs.isEmpty ? "ok" : "error",
-                    lastError: errs.first.map { "\($0.stage.rawValue): \($0.reason)" }, classification: blob))
+                    role: c.role.rawValue, status: status, lastError: note, classification: blob, skipCategory: notMedia?.category))
         }
+
         let dec = JSONDecoder()
         let stored = unchanged.isEmpty ? [:] : try catalog.classifications(inDirectory: batch.dir)
         for row in unchanged {
@@ -370,6 +441,8 @@ public final class Ingestor: Sendable {
             }
         }
 
+        // A photo or movie that could not be read (no primary image or track) is an error row, not an asset.
+        classifications.removeAll { ($0.role == .image || $0.role == .video) && !$0.errors.isEmpty }
         let assembly = Assembler.assemble(classifications, root: root)
         prepared.orphans = assembly.orphans.count
         let base = root.hasSuffix("/") ? root : root + "/"

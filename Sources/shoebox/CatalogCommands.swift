@@ -46,9 +46,17 @@ struct IngestCommand: AsyncParsableCommand {
         commandName: "ingest",
         abstract: "Ingest folders into the catalog (incremental: unchanged files are not probed again).",
         discussion: """
-            Sources are never written. A second run costs little when little changed; a killed run leaves a \
-            consistent catalog and the next run finishes the job. Exit status 0, 1 when some files had errors \
-            (see 'shoebox errors'), 2 for usage errors.
+            Sources are never written. A second run costs little when little changed. Ctrl-C (SIGINT) or \
+            SIGTERM stops at the next folder boundary and marks the run interrupted (a second Ctrl-C quits at \
+            once); a killed run leaves a consistent catalog and the next run finishes the job.
+
+            Every file ends one of four ways, counted apart in the summary: catalogued; damaged (catalogued, \
+            but cut or inconsistent: an error row of severity damaged); failed (media that could not be \
+            catalogued: an error row, no asset); skipped (not media: README, JSON, Thumbs.db…; see 'shoebox \
+            skipped'). Shoebox's own files (catalogs, thumbnail folders, manifests) are never input.
+
+            Exit status: 0 every media file was catalogued (damaged ones included); 1 some media files failed \
+            (with --strict, damaged ones too); 2 usage errors.
             """)
 
     @Argument(help: "Folders (or files) to ingest.")
@@ -100,6 +108,9 @@ struct IngestCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds one file may take (probe + hash) before it is abandoned with an error row; 0: no limit (default 60).")
     var fileTimeout: Double?
+
+    @Flag(help: "Exit 1 when any file is damaged, not only when one failed.")
+    var strict = false
 
     func validate() throws {
         if roots.isEmpty && pipeline == nil { throw ValidationError("Give at least one folder to ingest, or --pipeline FILE.") }
@@ -181,10 +192,19 @@ struct IngestCommand: AsyncParsableCommand {
         options.historyRetentionDays = def?.historyRetentionDays ?? historyRetention
         let reporter = ProgressReporter(mode: progress)
         options.countFirst = reporter.wantsTotal
+        options.ownPaths = Set([catalogPath].map(Ingestor.absolutePath) + [options.thumbnails?.outputDirectory.path].compactMap { $0 })
+        let stop = StopSignal.install()
+        options.stopRequested = { stop.requested }
         let summary = try await Ingestor(options: options, catalog: catalog).run { reporter.update($0) }
         reporter.finish()
+        for r in summary.resumed {
+            FileHandle.standardError.write(Data("note: resuming run \(r.id) (started \(r.startedAt), \(r.status)): what it committed is kept, the rest is read now\n".utf8))
+        }
         print(SummaryText.render(summary, catalog: catalogPath))
-        if summary.errors > 0 { throw ExitCode(1) }
+        if summary.interrupted { throw ExitCode(StopSignal.exitStatus) }
+        if summary.outcomes.failed > 0 || (summary.thumbnails?.errors.isEmpty == false) || (strict && summary.outcomes.damaged > 0) {
+            throw ExitCode(1)
+        }
     }
 }
 
@@ -266,8 +286,17 @@ enum SummaryText {
         var lines = [
             "ingest run \(s.runID) into \(catalog): \(s.filesSeen) files in \(String(format: "%.2f", s.elapsed)) s (\(String(format: "%.0f", s.filesPerSecond)) files/s)",
             "  probed \(s.filesProbed), unchanged \(s.filesUnchanged), folders changed \(s.foldersChanged)",
-            "  assets inserted \(s.inserted), updated \(s.updated), deleted \(s.deleted); orphans \(s.orphans); errors \(s.errors)",
+            "  assets inserted \(s.inserted), updated \(s.updated), deleted \(s.deleted); orphans \(s.orphans)",
+            "  outcomes: \(s.outcomes.damaged) damaged (catalogued), \(s.outcomes.failed) failed (not catalogued), \(s.outcomes.skippedTotal) skipped as not media"
+                + (s.outcomes.skipped.isEmpty ? "" : " (\(s.outcomes.skippedText))"),
         ]
+        if s.interrupted {
+            lines.insert("  INTERRUPTED at a folder boundary: what was read is committed; run 'shoebox ingest' again to finish", at: 1)
+        }
+        if s.outcomes.own > 0 {
+            let examples = s.outcomes.ownExamples.joined(separator: "; ")
+            lines.append("  note: \(s.outcomes.own) of Shoebox's own files left out (catalogs, thumbnail folders, manifests): \(examples)\(s.outcomes.own > s.outcomes.ownExamples.count ? "; …" : "")")
+        }
         if let t = s.thumbnails {
             let pruned = s.thumbnailsPruned.map { ", \($0.removed.count) stale removed" } ?? ""
             lines.append("  thumbnails: \(t.created.count) written, \(t.existing) already present, \(t.errors.count) errors\(pruned)")
@@ -275,35 +304,11 @@ enum SummaryText {
         lines.append(
             "  limits: at most \(s.peakConcurrentFiles) files at once; \(s.filesAbandoned) abandoned over the time budget, \(s.filesSkipped) skipped; peak memory \(ResourceLimits.peakMemoryBytes() >> 20) MiB")
         for (name, n) in s.counts { lines.append("  \(name): \(n)") }
-        for e in s.errorRows.prefix(10) { lines.append("  error \(e.path) [\(e.stage)] \(e.reason)") }
+        for e in s.errorRows.prefix(10) { lines.append("  \(e.severity.rawValue) \(e.path) [\(e.stage)] \(e.reason)") }
         if s.errors > 10 { lines.append("  … \(s.errors - 10) more: shoebox errors --catalog \(catalog)") }
+        if s.outcomes.skippedTotal > 0 { lines.append("  skipped files: shoebox skipped --catalog \(catalog)") }
         lines.append("  change token: \(s.currentToken)")
         return lines.joined(separator: "\n")
-    }
-}
-
-/// `shoebox errors`: error rows (path, stage, reason, run).
-struct ErrorsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "errors", abstract: "List files that could not be read, with stage and reason.")
-
-    @OptionGroup var catalogOption: CatalogOption
-    @Option(help: "Output format: table, json or ndjson.") var format: OutputFormat = .table
-    @Option(name: .customLong("run"), help: "Only this ingest run.") var runID: Int64?
-
-    func run() throws {
-        let rows = try catalogOption.open().errors(runID: runID)
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        switch format {
-        case .json:
-            enc.outputFormatting.insert(.prettyPrinted)
-            print(String(decoding: try enc.encode(rows), as: UTF8.self))
-        case .ndjson:
-            for r in rows { print(String(decoding: try enc.encode(r), as: UTF8.self)) }
-        case .table:
-            print("RUN  STAGE        PATH — REASON")
-            for r in rows { print(TableRow.pad(String(r.runID), 4) + " " + TableRow.pad(r.stage, 12) + " " + r.path + " — " + r.reason) }
-        }
     }
 }
 

@@ -102,6 +102,7 @@ struct QueryCommand: ParsableCommand {
     func run() throws {
         if let changes { return try runChanges(changes) }
         let catalog = try catalogOption.open()
+        IncompleteRunNote.print(catalog)
         var options = FetchOptions()
         // The user's predicate and the convenience filters are compiled separately (so an error's caret
         // points into what the user typed) and joined with AND.

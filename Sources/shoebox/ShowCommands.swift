@@ -85,7 +85,9 @@ struct StatsCommand: ParsableCommand {
     @Option(help: "Output format: table or json.") var format: OutputFormat = .table
 
     func run() throws {
-        let stats = try catalogOption.open().statistics()
+        let catalog = try catalogOption.open()
+        IncompleteRunNote.print(catalog)
+        let stats = try catalog.statistics()
         if format != .table {
             var obj: [String: [String: Int]] = [:]
             for s in stats { obj[s.section] = Dictionary(uniqueKeysWithValues: s.rows.map { ($0.0, $0.1) }) }

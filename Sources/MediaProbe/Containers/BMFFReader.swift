@@ -8,6 +8,9 @@ public enum BMFFReader {
         /// TIFF blocks inside a CR3 `moov/uuid` (CMT1…CMT4), for the EXIF reader.
         public var tiffBlocks: [ByteRange] = []
         public var warnings: [String] = []
+        /// Signs that the bytes are cut or inconsistent (a top-level box past the end of the file, an item
+        /// extent outside it).
+        public var damage: [String] = []
         public init() {}
     }
 
@@ -43,7 +46,7 @@ public enum BMFFReader {
             guard case .box(let code, let headerSize, let end, _) = BMFFHeader.parse(head[...], offset: offset, parentEnd: size) else {
                 if case .bad(let why) = BMFFHeader.parse(head[...], offset: offset, parentEnd: size) {
                     if !sawBox { throw ProbeError(.malformed, "ISO-BMFF: \(why)") }
-                    result.warnings.append(why)
+                    result.damage.append(why)
                 }
                 break
             }
@@ -70,6 +73,7 @@ public enum BMFFReader {
                     var p = HEIFMetaParser(buf: BoxBuffer(bytes: bytes, base: payload.offset), source: source)
                     result.heif = p.parse()
                     result.warnings += p.warnings
+                    result.damage += p.damage
                 }
             case "mpvd" where motionPhoto == nil:
                 motionPhoto = payload

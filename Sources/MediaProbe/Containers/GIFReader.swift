@@ -16,7 +16,7 @@ public enum GIFReader {
             try walkBlocks(&c, &facts)
         } catch {
             guard error.code == .truncated else { throw error }
-            facts.warnings.append(error.message)
+            facts.damage.append(error.message)
         }
         return facts
     }
@@ -24,7 +24,7 @@ public enum GIFReader {
     static func walkBlocks(_ c: inout ChunkedCursor, _ facts: inout GIFFacts) throws(ProbeError) {
         while facts.frameCount < maxFrames {
             guard let introducer = try c.byteOrNil() else {
-                facts.warnings.append("GIF: no trailer block")
+                facts.damage.append("GIF: no trailer block")
                 return
             }
             switch introducer {

@@ -14,6 +14,8 @@ struct HEIFMetaParser {
     let buf: BoxBuffer
     let source: any ByteSource
     var warnings: [String] = []
+    /// Item extents outside the file: the file was cut.
+    var damage: [String] = []
 
     var locations: [UInt32: Location] = [:]
     /// Property boxes of `ipco`, in order (index 1 = first).
@@ -213,7 +215,7 @@ struct HEIFMetaParser {
         var length = first.length
         if length == 0, !o1, !o2, start <= size { length = size - start }
         guard !o1, !o2, start <= size, length <= size - start else {
-            warnings.append("\(what): extent \(first.offset)+\(first.length) lies outside the file (\(size) bytes)")
+            damage.append("\(what): extent \(first.offset)+\(first.length) lies outside the file (\(size) bytes)")
             return nil
         }
         return ByteRange(offset: start, length: length)

@@ -7,6 +7,8 @@ public enum JPEGReader {
         /// The Extended XMP packet, joined from its APP1 parts (the GUID named by `xmpNote:HasExtendedXMP`).
         public var extendedXMPPacket: [UInt8]?
         public var warnings: [String] = []
+        /// Signs that the bytes are cut or inconsistent (no EOI, a segment past the end).
+        public var damage: [String] = []
         public init() {}
     }
 
@@ -35,7 +37,7 @@ public enum JPEGReader {
             segments += 1
             let h = try source.read(at: pos, count: 16)
             guard !h.isEmpty else {
-                r.warnings.append("JPEG: no EOI marker (file ends at \(size))")
+                r.damage.append("JPEG: no EOI marker (file ends at \(size))")
                 break
             }
             guard h[0] == 0xFF else {
@@ -71,7 +73,7 @@ public enum JPEGReader {
             }
             let lb = try source.read(at: markerPos + 2, count: 2)
             guard lb.count == 2 else {
-                r.warnings.append("JPEG: segment FF\(hex(marker)) at offset \(markerPos) is truncated")
+                r.damage.append("JPEG: segment FF\(hex(marker)) at offset \(markerPos) is truncated")
                 break
             }
             let length = UInt64(lb[0]) << 8 | UInt64(lb[1])
@@ -82,7 +84,7 @@ public enum JPEGReader {
             let payload = ByteRange(offset: markerPos + 4, length: length - 2)
             let segEnd = markerPos + 2 + length
             guard segEnd <= size else {
-                r.warnings.append("JPEG: segment FF\(hex(marker)) at offset \(markerPos) runs past the end of the file")
+                r.damage.append("JPEG: segment FF\(hex(marker)) at offset \(markerPos) runs past the end of the file")
                 break
             }
             switch marker {
@@ -116,8 +118,9 @@ public enum JPEGReader {
                     }
                 }
             case 0xDA:
+                if r.facts.scanOffset == nil { r.facts.scanOffset = markerPos }
                 guard let (next, _) = try scanForMarker(source, from: segEnd) else {
-                    r.warnings.append("JPEG: no EOI marker after the scan at offset \(markerPos)")
+                    r.damage.append("JPEG: no EOI marker after the scan at offset \(markerPos)")
                     break scan
                 }
                 pos = next

@@ -6,6 +6,8 @@ public enum PNGReader {
         public var facts = PNGFacts()
         public var xmpPacket: [UInt8]?
         public var warnings: [String] = []
+        /// Signs that the bytes are cut (a chunk past the end, no IEND).
+        public var damage: [String] = []
         public init() {}
     }
 
@@ -28,14 +30,14 @@ public enum PNGReader {
             chunks += 1
             let h = try source.read(at: pos, count: 8)
             guard h.count == 8 else {
-                r.warnings.append("PNG: truncated chunk header at offset \(pos)")
+                r.damage.append("PNG: truncated chunk header at offset \(pos)")
                 break
             }
             let length = UInt64(BinaryReader.uint(h, at: 0, size: 4, bigEndian: true) ?? 0)
             let type = BinaryReader.fourCC(h[4..<8])
             let data = ByteRange(offset: pos + 8, length: length)
             guard length <= 0x7FFF_FFFF, data.end + 4 <= size || (type == "IEND" && data.end <= size) else {
-                r.warnings.append("PNG: chunk \(type) at offset \(pos) (\(length) bytes) runs past the end of the file")
+                r.damage.append("PNG: chunk \(type) at offset \(pos) (\(length) bytes) runs past the end of the file")
                 break
             }
             switch type {
@@ -67,7 +69,7 @@ public enum PNGReader {
             if sawEnd { break }
             pos = data.end + 4
         }
-        if !sawEnd { r.warnings.append("PNG: no IEND chunk") }
+        if !sawEnd { r.damage.append("PNG: no IEND chunk") }
         return r
     }
 

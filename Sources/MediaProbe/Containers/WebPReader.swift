@@ -4,6 +4,8 @@ public enum WebPReader {
         public var facts = WebPFacts()
         public var xmpPacket: [UInt8]?
         public var warnings: [String] = []
+        /// Signs that the bytes are cut (a chunk past the end).
+        public var damage: [String] = []
         public init() {}
     }
 
@@ -32,7 +34,7 @@ public enum WebPReader {
             let length = BinaryReader.uint(c, at: 4, size: 4, bigEndian: false) ?? 0
             let data = ByteRange(offset: pos + 8, length: length)
             guard data.end <= riffEnd else {
-                r.warnings.append("WebP: chunk \(type) at offset \(pos) (\(length) bytes) runs past the end")
+                r.damage.append("WebP: chunk \(type) at offset \(pos) (\(length) bytes) runs past the end")
                 break
             }
             switch type {

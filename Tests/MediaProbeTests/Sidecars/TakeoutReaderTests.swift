@@ -249,9 +249,10 @@ struct TakeoutReaderTests {
         let cases: [(String, ProbeError.Code)] = [
             ("", .truncated),
             ("not json", .malformed),
-            ("[1,2,3]", .malformed),
-            ("{}", .malformed),
-            (#"{"foo":1}"#, .malformed),
+            // Valid JSON that is not a Takeout sidecar: skipped by the ingest, not an error.
+            ("[1,2,3]", .notTakeout),
+            ("{}", .notTakeout),
+            (#"{"foo":1}"#, .notTakeout),
             (#"{"title":"x""#, .truncated),
             (#"{"title":"x"} trailing"#, .malformed),
             (#"{"title":"\q"}"#, .malformed),

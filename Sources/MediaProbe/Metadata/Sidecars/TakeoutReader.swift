@@ -64,10 +64,10 @@ public enum TakeoutReader {
     public static func read(_ bytes: [UInt8], fileName: String? = nil) throws(ProbeError) -> TakeoutMetadata {
         guard bytes.count <= maxFileSize else { throw ProbeError(.tooLarge, "Takeout JSON: \(bytes.count) bytes exceeds the \(maxFileSize)-byte limit") }
         let root = try SidecarJSON.parse(bytes, what: "Takeout JSON")
-        guard case .dict(let top) = root else { throw ProbeError(.malformed, "Takeout JSON: top-level value is not an object") }
+        guard case .dict(let top) = root else { throw ProbeError(.notTakeout, "Takeout JSON: top-level value is not an object") }
         let known = ["title", "photoTakenTime", "creationTime", "albumData", "date", "geoData", "url", "description"]
         guard known.contains(where: { top[$0] != nil }) else {
-            throw ProbeError(.malformed, "Takeout JSON: none of the Takeout keys (\(known.joined(separator: ", "))) present")
+            throw ProbeError(.notTakeout, "Takeout JSON: none of the Takeout keys (\(known.joined(separator: ", "))) present")
         }
         let albumData = top["albumData"]
         let d: SidecarValue = albumData ?? root

@@ -1,0 +1,146 @@
+import ArgumentParser
+import Catalog
+import Dispatch
+import Foundation
+
+/// `shoebox errors`: error rows (path, stage, reason, run, severity).
+struct ErrorsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "errors", abstract: "List files that were damaged or could not be catalogued, with stage and reason.",
+        discussion: """
+            Severity damaged: the file is catalogued, but its bytes are cut or inconsistent. Severity failed: the \\
+            file could not be catalogued (no asset). Files skipped as not media are not errors: add \\
+            --include-skipped, or see 'shoebox skipped'.
+
+            Examples:
+              shoebox errors --severity failed
+              shoebox errors --run 3 --format ndjson
+            """)
+
+    enum Severity: String, ExpressibleByArgument, CaseIterable { case damaged, failed, all }
+
+    @OptionGroup var catalogOption: CatalogOption
+    @Option(help: "Output format: table, json or ndjson.") var format: OutputFormat = .table
+    @Option(name: .customLong("run"), help: "Only this ingest run.") var runID: Int64?
+    @Option(help: "Only damaged or failed files (default: all).") var severity: Severity = .all
+    @Flag(help: "Also list the files skipped as not media.") var includeSkipped = false
+
+    func run() throws {
+        let catalog = try catalogOption.open()
+        IncompleteRunNote.print(catalog)
+        let severities: Set<ErrorSeverity> = severity == .all ? Set(ErrorSeverity.allCases) : [ErrorSeverity(rawValue: severity.rawValue)!]
+        let rows = try catalog.errors(runID: runID, severities: severities)
+        let skipped = includeSkipped ? try catalog.skippedFiles() : []
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        switch format {
+        case .json:
+            enc.outputFormatting.insert(.prettyPrinted)
+            if includeSkipped {
+                struct Both: Encodable { var errors: [StoredError]; var skipped: [SkippedFile] }
+                print(String(decoding: try enc.encode(Both(errors: rows, skipped: skipped)), as: UTF8.self))
+            } else {
+                print(String(decoding: try enc.encode(rows), as: UTF8.self))
+            }
+        case .ndjson:
+            for r in rows { print(String(decoding: try enc.encode(r), as: UTF8.self)) }
+            for s in skipped {
+                struct Line: Encodable { var severity = "skipped"; var path: String; var category: String; var reason: String }
+                print(String(decoding: try enc.encode(Line(path: s.path, category: s.category, reason: s.reason)), as: UTF8.self))
+            }
+        case .table:
+            print("RUN  SEVERITY  STAGE        PATH — REASON")
+            for r in rows {
+                print(
+                    TableRow.pad(String(r.runID), 4) + " " + TableRow.pad(r.severity.rawValue, 9) + " " + TableRow.pad(r.stage, 12) + " "
+                        + r.path + " — " + r.reason)
+            }
+            for s in skipped { print("-    skipped   " + TableRow.pad(s.category, 12) + " " + s.path + " — " + s.reason) }
+        }
+    }
+}
+
+/// `shoebox skipped`: files left out because they are not media, with their category.
+struct SkippedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "skipped", abstract: "List files skipped as not media (text, JSON that is not Takeout, Thumbs.db, …).",
+        discussion: """
+            Skipped files are never errors. Categories: text, json, document, system, archive, database, audio, \\
+            empty, other.
+
+            Examples:
+              shoebox skipped
+              shoebox skipped --category system --format ndjson
+            """)
+
+    @OptionGroup var catalogOption: CatalogOption
+    @Option(help: "Output format: table, json or ndjson.") var format: OutputFormat = .table
+    @Option(help: "Only this category.") var category: String?
+
+    func run() throws {
+        let rows = try catalogOption.open().skippedFiles().filter { category == nil || $0.category == category }
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        switch format {
+        case .json:
+            enc.outputFormatting.insert(.prettyPrinted)
+            print(String(decoding: try enc.encode(rows), as: UTF8.self))
+        case .ndjson:
+            for r in rows { print(String(decoding: try enc.encode(r), as: UTF8.self)) }
+        case .table:
+            print("CATEGORY  PATH — REASON")
+            for r in rows { print(TableRow.pad(r.category, 9) + " " + r.path + " — " + r.reason) }
+        }
+    }
+}
+
+/// One line on standard error when the newest ingest did not finish, so that a reader knows the catalog
+/// is partial.
+enum IncompleteRunNote {
+    static func print(_ catalog: Catalog) {
+        guard let run = try? catalog.incompleteRun() else { return }
+        let what =
+            run.status == "running" && (run.host != RunInfo.hostName() || run.pid.map(RunInfo.isAlive) == true)
+            ? "is still running" : "did not finish (\(run.status))"
+        let text = "note: the newest ingest (run \(run.id), started \(run.startedAt)) \(what); the catalog holds what it committed so far\n"
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+/// SIGINT/SIGTERM during an ingest: the first asks the run to stop at the next folder boundary, a second
+/// quits at once (the catalog stays consistent: every folder is its own transaction).
+final class StopSignal: @unchecked Sendable {
+    /// Exit status of an interrupted run (128 + SIGINT, as shells report it).
+    static let exitStatus: Int32 = 130
+
+    private let lock = NSLock()
+    private var flag = false
+    private var sources: [DispatchSourceSignal] = []
+
+    var requested: Bool { lock.withLock { flag } }
+
+    static func install() -> StopSignal {
+        let s = StopSignal()
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            src.setEventHandler { [s] in s.received(sig) }
+            src.resume()
+            s.sources.append(src)
+        }
+        return s
+    }
+
+    private func received(_ sig: Int32) {
+        let again = lock.withLock { () -> Bool in
+            defer { flag = true }
+            return flag
+        }
+        if again {
+            FileHandle.standardError.write(Data("\nstopped at once; the next ingest finishes the job\n".utf8))
+            _exit(Self.exitStatus)
+        }
+        let name = sig == SIGINT ? "interrupt" : "SIGTERM"
+        FileHandle.standardError.write(Data("\n\(name): stopping at the next folder boundary (again to quit at once)\n".utf8))
+    }
+}
