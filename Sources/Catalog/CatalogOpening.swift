@@ -108,10 +108,11 @@ extension Catalog {
     /// A writing connection: the catalog is created first when missing (and `create`), then migrated
     /// and stamped (a catalog made before the stamp is adopted here).
     static func openReadWrite(_ path: String, create: Bool) throws(CatalogError) -> any DatabaseWriter {
-        if case .missing = try examine(path) {
+        var state = try examine(path)
+        if case .missing = state {
             guard create else { throw CatalogError(.notFound, "no catalog at \(path)") }
             try createCatalog(path)
-            _ = try examine(path)  // another process may have made a file there meanwhile: check it again
+            state = try examine(path)  // another process may have made a file there meanwhile: check it again
         }
         try requireWritable(path)
         do {
@@ -120,6 +121,11 @@ extension Catalog {
             try pool.write { db in
                 try stamp(db)
                 try insertCatalogID(db)
+            }
+            if case .catalog(let version, let stamped) = state, !stamped || version < schemaVersion {
+                // A new stamp sits in the WAL until a checkpoint; copy it into the file now, so that
+                // whoever reads the header (the crawler, another Shoebox) sees it.
+                try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
             }
             return pool
         } catch {

@@ -1,0 +1,26 @@
+import Foundation
+import GRDB
+
+/// SQLite files as other programs (or other versions of Shoebox) leave them, for the catalog guard tests.
+public enum SQLiteFiles {
+    /// A database of another application: one table of its own, the given `application_id`, a rollback
+    /// journal (as most tools make them).
+    public static func foreign(_ path: String, applicationID: Int32) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('hello')")
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+        }
+        try queue.close()
+    }
+
+    /// Sets `user_version` (and `application_id`) of an existing file, as another Shoebox would have.
+    public static func setHeader(_ path: String, applicationID: Int32? = nil, userVersion: Int32) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in
+            if let applicationID { try db.execute(sql: "PRAGMA application_id = \(applicationID)") }
+            try db.execute(sql: "PRAGMA user_version = \(userVersion)")
+        }
+        try queue.close()
+    }
+}
