@@ -62,6 +62,7 @@ public enum OutputFile {
             guard allowStandardOutput else { throw OutputError(.unsupported, path: path, "'-' (standard output) cannot be used here; give a file") }
             return .descriptor(1)
         }
+        if path.isEmpty { throw OutputError(.unsupported, path: path, "an empty path is not a file name") }
         if let fd = openDescriptor(named: path) { return .descriptor(fd) }
         var st = stat()
         guard lstat(path, &st) == 0 else {
@@ -96,14 +97,17 @@ public enum OutputFile {
         case .descriptor(let fd):
             try writeAll(fd, data, path)
         case .writeThrough(let p):
-            let fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-            guard fd >= 0 else { throw .system("open", p, "open") }
-            defer { close(fd) }
-            try writeAll(fd, data, p)
+            try writeThrough(data, p)
         case .replace(let p):
             let tmp = temporaryPath(beside: p)
             let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-            guard fd >= 0 else { throw .system("open", tmp, "create") }
+            guard fd >= 0 else {
+                // A file of ours in a folder we may not write: it can still be written in place.
+                if errno == EACCES || errno == EROFS, access(p, W_OK) == 0 { return try writeThrough(data, p) }
+                throw .system("open", tmp, "create")
+            }
+            var existing = stat()
+            if stat(p, &existing) == 0 { fchmod(fd, existing.st_mode & 0o7777) }  // a replaced file keeps its mode
             do {
                 try writeAll(fd, data, tmp)
                 close(fd)
@@ -114,6 +118,19 @@ public enum OutputFile {
                 throw error
             }
         }
+    }
+
+    static func writeThrough(_ data: Data, _ path: String) throws(OutputError) {
+        let fd = try openInPlace(path)
+        defer { close(fd) }
+        try writeAll(fd, data, path)
+    }
+
+    /// Opens a link's target, a device, a FIFO (waiting for its reader) or a file for writing in place.
+    static func openInPlace(_ path: String) throws(OutputError) -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw .system("open", path, "open") }
+        return fd
     }
 
     /// Puts a finished temporary file (from `temporaryPath(beside:)`) at `path`: renamed into place for a
@@ -136,8 +153,7 @@ public enum OutputFile {
         case .descriptor(let fd):
             try copy(temporary, into: fd, path)
         case .writeThrough(let p):
-            let fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-            guard fd >= 0 else { throw .system("open", p, "open") }
+            let fd = try openInPlace(p)
             defer { close(fd) }
             try copy(temporary, into: fd, p)
         }
