@@ -62,13 +62,11 @@ extension Catalog {
     /// The migrations applied to an unstamped SQLite file that has Shoebox's tables (`meta` and GRDB's
     /// `grdb_migrations`); nil when it has none. Read without a write: with no `-wal` beside it the file
     /// alone is the database, opened `immutable` (no `-wal`, `-shm` or lock); with one, SQLite must read
-    /// it, and its `-shm` is there already.
+    /// it (its `-shm` is there already).
     static func unstampedMigrations(_ path: String) throws(CatalogError) -> [String]? {
-        let hasWAL = access(path + "-wal", F_OK) == 0
         do {
-            let queue = try DatabaseQueue(path: hasWAL ? sqlitePath(path) : immutableURI(path), configuration: configuration(readOnly: true))
-            defer { try? queue.close() }
-            return try queue.read { db in
+            let connection = try readOnlyConnection(path, immutableFirst: access(path + "-wal", F_OK) != 0)
+            return try connection.read { db in
                 guard try db.tableExists("meta"), try db.tableExists("grdb_migrations") else { return nil }
                 return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
             }
@@ -77,9 +75,7 @@ extension Catalog {
         }
     }
 
-    /// A read-only connection to a current catalog: no migration, no stamp, `query_only`. A file or
-    /// folder we may not write is still read; when SQLite cannot make the `-shm` beside it (a read-only
-    /// folder), the file is opened `immutable`.
+    /// A read-only connection to a current catalog: no migration, no stamp, `query_only`.
     static func openReadOnly(_ path: String) throws(CatalogError) -> any DatabaseWriter {
         guard case .catalog(let version, _) = try examine(path) else { throw CatalogError(.notFound, "no catalog at \(path)") }
         guard version == schemaVersion else {
@@ -87,21 +83,41 @@ extension Catalog {
                 .olderSchema,
                 "\(path) has schema \(version), older than this Shoebox's \(schemaVersion): run 'shoebox ingest' (or any writing command) to upgrade it")
         }
+        let connection: any DatabaseWriter
+        do { connection = try readOnlyConnection(path, immutableFirst: false) } catch {
+            throw CatalogError(.open, "cannot open catalog \(path) read-only: \(error)")
+        }
+        try refuseNewerInWAL(connection, path)
+        return connection
+    }
+
+    /// The header checked by `examine` is the file's; a newer page 1 can still sit in the WAL (a newer
+    /// Shoebox killed before its checkpoint). SQLite reads it; refuse before anything is migrated.
+    static func refuseNewerInWAL(_ connection: any DatabaseWriter, _ path: String) throws(CatalogError) {
+        let version: Int32
+        do { version = try connection.read { db in try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 } } catch {
+            throw CatalogError(.open, "cannot read catalog \(path): \(error)")
+        }
+        if version > schemaVersion { throw newerSchema(path, version) }
+    }
+
+    /// `SQLITE_OPEN_READONLY` + `query_only`. A file or folder we may not write is still read: when SQLite
+    /// cannot make the `-shm` beside the file (a read-only folder), it is opened `immutable` instead —
+    /// or first, with `immutableFirst`. The error thrown is the first connection's.
+    static func readOnlyConnection(_ path: String, immutableFirst: Bool) throws -> any DatabaseWriter {
         let config = configuration(readOnly: true)
-        let firstError: any Error
+        func immutable() throws -> any DatabaseWriter {
+            let queue = try DatabaseQueue(path: immutableURI(path), configuration: config)
+            try queue.read { db in _ = try db.tableExists("meta") }
+            return queue
+        }
+        if immutableFirst { return try immutable() }
         do {
             let pool = try DatabasePool(path: sqlitePath(path), configuration: config)
-            try pool.read { db in _ = try db.tableExists("asset") }  // the -shm is made (or not) here
+            try pool.read { db in _ = try db.tableExists("meta") }  // the -shm is made (or not) here
             return pool
         } catch {
-            firstError = error
-        }
-        do {
-            let queue = try DatabaseQueue(path: immutableURI(path), configuration: config)
-            try queue.read { db in _ = try db.tableExists("asset") }
-            return queue
-        } catch {
-            throw CatalogError(.open, "cannot open catalog \(path) read-only: \(firstError)")
+            do { return try immutable() } catch _ { throw error }
         }
     }
 
@@ -117,6 +133,7 @@ extension Catalog {
         try requireWritable(path)
         do {
             let pool = try DatabasePool(path: sqlitePath(path), configuration: configuration(readOnly: false))
+            try refuseNewerInWAL(pool, path)
             try Schema.migrator().migrate(pool)
             try pool.write { db in
                 try stamp(db)
@@ -128,6 +145,8 @@ extension Catalog {
                 try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
             }
             return pool
+        } catch let error as CatalogError {
+            throw error
         } catch {
             throw CatalogError(.open, "cannot open catalog \(path): \(error)")
         }

@@ -102,6 +102,19 @@ import TestSupport
         _ = try Catalog(path: path, mode: .readOnly)
     }
 
+    @Test func aNewerSchemaStillInTheWALIsRefusedToo() throws {
+        let s = try TestScratch("catalog-newer-wal")
+        let path = s.path("c.sqlite")
+        _ = try Catalog(path: path)
+        let writer = try SQLiteFiles.setHeaderInWAL(path, userVersion: Catalog.schemaVersion + 1)
+        defer { try? writer.close() }
+        #expect(try Self.header(path).userVersion == Catalog.schemaVersion, "the file's own header should still be the old one")
+        for mode in [Catalog.OpenMode.readOnly, .readWrite(create: false)] {
+            let error = #expect(throws: CatalogError.self) { try Catalog(path: path, mode: mode) }
+            #expect(error?.code == .newerSchema)
+        }
+    }
+
     @Test func readOnlyModeNeverWrites() throws {
         let s = try TestScratch("catalog-readonly")
         let path = s.path("c.sqlite")

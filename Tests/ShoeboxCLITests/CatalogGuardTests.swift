@@ -151,6 +151,7 @@ import TestSupport
             #expect(r.stdout.hasPrefix("{\"kind\":\"header\"") && r.stdout.contains("\"title\":\"Trip\""), "\(args)")
             #expect(r.stderr.contains("wrote standard output"))
         }
+        #expect(Self.isLink("/dev/stdout") || !FileManager.default.fileExists(atPath: "/dev/stdout"), "/dev/stdout was replaced")
         // No file named '-' (SQLite's own -wal and -shm may stay beside the catalog after a read).
         #expect(try Self.listing(s.url.path).filter { !$0.hasPrefix("c.sqlite") } == ["m.jsonl"])
     }

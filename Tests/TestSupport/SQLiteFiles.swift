@@ -16,11 +16,18 @@ public enum SQLiteFiles {
 
     /// Sets `user_version` (and `application_id`) of an existing file, as another Shoebox would have.
     public static func setHeader(_ path: String, applicationID: Int32? = nil, userVersion: Int32) throws {
+        try setHeaderInWAL(path, applicationID: applicationID, userVersion: userVersion).close()
+    }
+
+    /// `setHeader` on a WAL-mode file with checkpoints off, returning the open connection: until it is
+    /// closed, the new header is only in the `-wal` (as a killed writer leaves it), not in the file.
+    public static func setHeaderInWAL(_ path: String, applicationID: Int32? = nil, userVersion: Int32) throws -> DatabaseQueue {
         let queue = try DatabaseQueue(path: path)
         try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
             if let applicationID { try db.execute(sql: "PRAGMA application_id = \(applicationID)") }
             try db.execute(sql: "PRAGMA user_version = \(userVersion)")
         }
-        try queue.close()
+        return queue
     }
 }
