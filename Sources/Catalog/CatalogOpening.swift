@@ -47,10 +47,11 @@ extension Catalog {
             let id = String(format: "0x%08X", UInt32(bitPattern: header.applicationID))
             throw CatalogError(.notACatalog, "not a Shoebox catalog: \(path) (application_id \(id))")
         }
-        guard let applied = try unstampedMigrations(path) else {
+        // Another GRDB application may have a `meta` table too: ours has applied our first migration.
+        let known = Schema.migrator().migrations
+        guard let applied = try unstampedMigrations(path), applied.contains(known[0]) else {
             throw CatalogError(.notACatalog, "not a Shoebox catalog: \(path) (a SQLite database with no Shoebox tables)")
         }
-        let known = Schema.migrator().migrations
         guard applied.allSatisfy(known.contains) else { throw newerSchema(path, Int32(applied.count)) }
         return .catalog(schema: Int32(known.prefix { applied.contains($0) }.count), stamped: false)
     }
@@ -65,7 +66,8 @@ extension Catalog {
     /// it (its `-shm` is there already).
     static func unstampedMigrations(_ path: String) throws(CatalogError) -> [String]? {
         do {
-            let connection = try readOnlyConnection(path, immutableFirst: access(path + "-wal", F_OK) != 0)
+            let wal = OutputFile.resolvingLinks(path) + "-wal"  // SQLite names it after the link's target
+            let connection = try readOnlyConnection(path, immutableFirst: access(wal, F_OK) != 0)
             return try connection.read { db in
                 guard try db.tableExists("meta"), try db.tableExists("grdb_migrations") else { return nil }
                 return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
@@ -124,22 +126,22 @@ extension Catalog {
     /// A writing connection: the catalog is created first when missing (and `create`), then migrated
     /// and stamped (a catalog made before the stamp is adopted here).
     static func openReadWrite(_ path: String, create: Bool) throws(CatalogError) -> any DatabaseWriter {
-        var state = try examine(path)
-        if case .missing = state {
+        if case .missing = try examine(path) {
             guard create else { throw CatalogError(.notFound, "no catalog at \(path)") }
             try createCatalog(path)
-            state = try examine(path)  // another process may have made a file there meanwhile: check it again
+            _ = try examine(path)  // another process may have made a file there meanwhile: check it again
         }
         try requireWritable(path)
         do {
             let pool = try DatabasePool(path: sqlitePath(path), configuration: configuration(readOnly: false))
             try refuseNewerInWAL(pool, path)
             try Schema.migrator().migrate(pool)
-            try pool.write { db in
-                try stamp(db)
+            let stamped = try pool.write { db in
+                let changed = try stamp(db)
                 try insertCatalogID(db)
+                return changed
             }
-            if case .catalog(let version, let stamped) = state, !stamped || version < schemaVersion {
+            if stamped {
                 // A new stamp sits in the WAL until a checkpoint; copy it into the file now, so that
                 // whoever reads the header (the crawler, another Shoebox) sees it.
                 try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
@@ -197,9 +199,17 @@ extension Catalog {
         }
     }
 
-    static func stamp(_ db: Database) throws {
-        try db.execute(sql: "PRAGMA application_id = \(applicationID)")
-        try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
+    /// Sets `application_id` and `user_version` where they differ (each set rewrites page 1); true when
+    /// one did.
+    @discardableResult
+    static func stamp(_ db: Database) throws -> Bool {
+        var changed = false
+        for (pragma, value) in [("application_id", applicationID), ("user_version", schemaVersion)]
+        where try Int32.fetchOne(db, sql: "PRAGMA \(pragma)") != value {
+            try db.execute(sql: "PRAGMA \(pragma) = \(value)")
+            changed = true
+        }
+        return changed
     }
 
     static func insertCatalogID(_ db: Database) throws {

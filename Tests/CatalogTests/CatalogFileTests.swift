@@ -29,13 +29,14 @@ import TestSupport
     }
 
     enum Stranger: String, CaseIterable, CustomTestStringConvertible {
-        case otherApplication, noShoeboxTables, empty, text, newer
+        case otherApplication, noShoeboxTables, otherGRDBApplication, empty, text, newer
         var testDescription: String { rawValue }
 
         func make(_ path: String) throws {
             switch self {
             case .otherApplication: try SQLiteFiles.foreign(path, applicationID: 0x1234_5678)
             case .noShoeboxTables: try SQLiteFiles.foreign(path, applicationID: 0)
+            case .otherGRDBApplication: try SQLiteFiles.otherGRDBApplication(path)
             case .empty: FileManager.default.createFile(atPath: path, contents: Data())
             case .text: FileManager.default.createFile(atPath: path, contents: Data(String(repeating: "not a database\n", count: 20).utf8))
             case .newer:
@@ -47,7 +48,7 @@ import TestSupport
         var expected: (CatalogError.Code, String) {
             switch self {
             case .otherApplication: (.notACatalog, "(application_id 0x12345678)")
-            case .noShoeboxTables: (.notACatalog, "no Shoebox tables")
+            case .noShoeboxTables, .otherGRDBApplication: (.notACatalog, "no Shoebox tables")
             case .empty: (.notACatalog, "is an empty file")
             case .text: (.notACatalog, "is not a SQLite database")
             case .newer: (.newerSchema, "was made by a newer Shoebox (schema \(Catalog.schemaVersion + 7)); this one reads up to \(Catalog.schemaVersion)")

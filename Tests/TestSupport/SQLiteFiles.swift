@@ -14,6 +14,15 @@ public enum SQLiteFiles {
         try queue.close()
     }
 
+    /// Another GRDB application's database that happens to have a `meta` table too (application_id 0).
+    public static func otherGRDBApplication(_ path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("createSettings") { db in try db.execute(sql: "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)") }
+        try migrator.migrate(queue)
+        try queue.close()
+    }
+
     /// Sets `user_version` (and `application_id`) of an existing file, as another Shoebox would have.
     public static func setHeader(_ path: String, applicationID: Int32? = nil, userVersion: Int32) throws {
         try setHeaderInWAL(path, applicationID: applicationID, userVersion: userVersion).close()
