@@ -22,16 +22,21 @@ extension Catalog {
     static func examine(_ path: String) throws(CatalogError) -> FileState {
         var st = stat()
         guard stat(path, &st) == 0 else {
-            guard errno == ENOENT else { throw CatalogError(.open, "cannot open catalog \(path): \(String(cString: strerror(errno)))") }
+            guard errno == ENOENT else {
+                throw CatalogError(.open, "cannot open catalog \(path): \(String(cString: strerror(errno)))")
+            }
             return .missing
         }
         switch st.st_mode & S_IFMT {
         case S_IFREG: break
-        case S_IFDIR: throw CatalogError(.notACatalog, "\(path) is a directory, not a Shoebox catalog; give the catalog's file name")
-        default: throw CatalogError(.notACatalog, "\(path) is not a regular file (a FIFO, socket or device), so not a Shoebox catalog")
+        case S_IFDIR:
+            throw CatalogError(.notACatalog, "\(path) is a directory, not a Shoebox catalog; give the catalog's file name")
+        default:
+            throw CatalogError(.notACatalog, "\(path) is not a regular file (a FIFO, socket or device), so not a Shoebox catalog")
         }
         if st.st_size == 0 {
-            throw CatalogError(.notACatalog, "\(path) is an empty file, not a Shoebox catalog; remove it or pass another --catalog")
+            throw CatalogError(
+                .notACatalog, "\(path) is an empty file, not a Shoebox catalog; remove it or pass another --catalog")
         }
         guard let prefix = FileHeader.prefix(ofFile: path) else {
             throw CatalogError(.open, "cannot read catalog \(path): \(String(cString: strerror(errno)))")
@@ -57,7 +62,8 @@ extension Catalog {
     }
 
     static func newerSchema(_ path: String, _ version: Int32) -> CatalogError {
-        CatalogError(.newerSchema, "\(path) was made by a newer Shoebox (schema \(version)); this one reads up to \(schemaVersion)")
+        CatalogError(
+            .newerSchema, "\(path) was made by a newer Shoebox (schema \(version)); this one reads up to \(schemaVersion)")
     }
 
     /// The migrations applied to an unstamped SQLite file that has Shoebox's tables (`meta` and GRDB's
@@ -83,7 +89,8 @@ extension Catalog {
         guard version == schemaVersion else {
             throw CatalogError(
                 .olderSchema,
-                "\(path) has schema \(version), older than this Shoebox's \(schemaVersion): run 'shoebox ingest' (or any writing command) to upgrade it")
+                "\(path) has schema \(version), older than this Shoebox's \(schemaVersion): run 'shoebox ingest' (or any writing command) to upgrade it"
+            )
         }
         let connection: any DatabaseWriter
         do { connection = try readOnlyConnection(path, immutableFirst: false) } catch {
@@ -163,7 +170,9 @@ extension Catalog {
             throw CatalogError(.notFound, "cannot create the catalog \(path): the folder \(folder) does not exist")
         }
         guard access(folder, W_OK | X_OK) == 0 else {
-            throw CatalogError(.readOnly, "cannot create the catalog \(path): the folder \(folder) is not writable (\(String(cString: strerror(errno))))")
+            throw CatalogError(
+                .readOnly,
+                "cannot create the catalog \(path): the folder \(folder) is not writable (\(String(cString: strerror(errno))))")
         }
         let tmp = OutputFile.temporaryPath(beside: target)
         do {
@@ -195,7 +204,9 @@ extension Catalog {
         let folder = URL(fileURLWithPath: real).deletingLastPathComponent().path
         guard access(folder, W_OK | X_OK) == 0 else {
             throw CatalogError(
-                .readOnly, "the folder of \(path) is read-only (\(String(cString: strerror(errno)))), and SQLite writes beside the catalog: \(hint)")
+                .readOnly,
+                "the folder of \(path) is read-only (\(String(cString: strerror(errno)))), and SQLite writes beside the catalog: \(hint)"
+            )
         }
     }
 

@@ -59,7 +59,9 @@ public enum OutputFile {
     /// stream); otherwise it is refused rather than taken as a file named `-`.
     public static func target(for path: String, allowStandardOutput: Bool = false) throws(OutputError) -> OutputTarget {
         if path == "-" {
-            guard allowStandardOutput else { throw OutputError(.unsupported, path: path, "'-' (standard output) cannot be used here; give a file") }
+            guard allowStandardOutput else {
+                throw OutputError(.unsupported, path: path, "'-' (standard output) cannot be used here; give a file")
+            }
             return .descriptor(1)
         }
         if path.isEmpty { throw OutputError(.unsupported, path: path, "an empty path is not a file name") }
@@ -171,7 +173,9 @@ public enum OutputFile {
     public static func temporaryTarget(ofName name: String) -> String? {
         guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
         let inner = name.dropFirst().dropLast(4)  // "<name>.<UUID>"
-        guard let dot = inner.lastIndex(of: "."), UUID(uuidString: String(inner[inner.index(after: dot)...])) != nil else { return nil }
+        guard let dot = inner.lastIndex(of: "."), UUID(uuidString: String(inner[inner.index(after: dot)...])) != nil else {
+            return nil
+        }
         return String(inner[..<dot])
     }
 
@@ -199,7 +203,9 @@ public enum OutputFile {
             let n = readlink(current, &buf, buf.count - 1)
             guard n > 0 else { return current }
             let target = String(decoding: buf[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            current = target.hasPrefix("/") ? target : URL(fileURLWithPath: current).deletingLastPathComponent().appendingPathComponent(target).path
+            current =
+                target.hasPrefix("/")
+                ? target : URL(fileURLWithPath: current).deletingLastPathComponent().appendingPathComponent(target).path
         }
         return current
     }

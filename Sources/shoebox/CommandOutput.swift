@@ -26,7 +26,9 @@ enum CommandOutput {
 
     /// Writes `text` to a path the user chose (`-`: standard output, where `allowStandardOutput`).
     static func write(_ text: String, to path: String, allowStandardOutput: Bool = false) throws {
-        do { try OutputFile.write(Data(text.utf8), to: path, allowStandardOutput: allowStandardOutput) } catch { throw fail(error) }
+        do { try OutputFile.write(Data(text.utf8), to: path, allowStandardOutput: allowStandardOutput) } catch {
+            throw fail(error)
+        }
     }
 
     private static func fail(_ error: OutputError) -> ExitCode {

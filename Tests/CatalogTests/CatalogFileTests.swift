@@ -1,7 +1,7 @@
 import Catalog
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A catalog knows itself: new catalogs are stamped (application_id 'SBOX', user_version), files that
 /// are not ours are refused before SQLite touches them, and the open modes do what they say.
@@ -9,7 +9,9 @@ import TestSupport
     /// The bytes of `path` and the names in its folder: a refused file must leave both as they were.
     static func state(_ path: String) throws -> (Data, [String]) {
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return (try Data(contentsOf: URL(fileURLWithPath: path)), try FileManager.default.contentsOfDirectory(atPath: dir).sorted())
+        return (
+            try Data(contentsOf: URL(fileURLWithPath: path)), try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        )
     }
 
     static func header(_ path: String) throws -> Catalog.FileHeader { try #require(Catalog.FileHeader(path: path)) }
@@ -38,7 +40,9 @@ import TestSupport
             case .noShoeboxTables: try SQLiteFiles.foreign(path, applicationID: 0)
             case .otherGRDBApplication: try SQLiteFiles.otherGRDBApplication(path)
             case .empty: FileManager.default.createFile(atPath: path, contents: Data())
-            case .text: FileManager.default.createFile(atPath: path, contents: Data(String(repeating: "not a database\n", count: 20).utf8))
+            case .text:
+                FileManager.default.createFile(
+                    atPath: path, contents: Data(String(repeating: "not a database\n", count: 20).utf8))
             case .newer:
                 _ = try Catalog(path: path)
                 try SQLiteFiles.setHeader(path, userVersion: Catalog.schemaVersion + 7)
@@ -51,7 +55,11 @@ import TestSupport
             case .noShoeboxTables, .otherGRDBApplication: (.notACatalog, "no Shoebox tables")
             case .empty: (.notACatalog, "is an empty file")
             case .text: (.notACatalog, "is not a SQLite database")
-            case .newer: (.newerSchema, "was made by a newer Shoebox (schema \(Catalog.schemaVersion + 7)); this one reads up to \(Catalog.schemaVersion)")
+            case .newer:
+                (
+                    .newerSchema,
+                    "was made by a newer Shoebox (schema \(Catalog.schemaVersion + 7)); this one reads up to \(Catalog.schemaVersion)"
+                )
             }
         }
     }
@@ -95,7 +103,9 @@ import TestSupport
         try SQLiteFiles.setHeader(path, userVersion: 2)
         let error = #expect(throws: CatalogError.self) { try Catalog(path: path, mode: .readOnly) }
         #expect(error?.code == .olderSchema)
-        #expect(error?.message.contains("has schema 2, older than this Shoebox's \(Catalog.schemaVersion)") == true, "\(error?.message ?? "")")
+        #expect(
+            error?.message.contains("has schema 2, older than this Shoebox's \(Catalog.schemaVersion)") == true,
+            "\(error?.message ?? "")")
         #expect(error?.message.contains("run 'shoebox ingest' (or any writing command) to upgrade it") == true)
 
         _ = try Catalog(path: path, mode: .readWrite(create: false))
@@ -143,7 +153,8 @@ import TestSupport
         let deep = s.path("no/such/folder/c.sqlite")
         let error = #expect(throws: CatalogError.self) { try Catalog(path: deep, mode: .readWrite(create: true)) }
         #expect(error?.code == .notFound)
-        #expect(error?.message.contains("the folder \(s.path("no/such/folder")) does not exist") == true, "\(error?.message ?? "")")
+        #expect(
+            error?.message.contains("the folder \(s.path("no/such/folder")) does not exist") == true, "\(error?.message ?? "")")
 
         let dir = #expect(throws: CatalogError.self) { try Catalog(path: s.url.path, mode: .readWrite(create: true)) }
         #expect(dir?.code == .notACatalog)

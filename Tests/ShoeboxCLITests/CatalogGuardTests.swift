@@ -1,7 +1,7 @@
 import Catalog
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -53,8 +53,12 @@ import TestSupport
         }
         try add("foreign", "(application_id 0x0BADF00D)") { try SQLiteFiles.foreign($0, applicationID: 0x0BAD_F00D) }
         try add("zero", "no Shoebox tables") { try SQLiteFiles.foreign($0, applicationID: 0) }
-        try add("empty", "is an empty file, not a Shoebox catalog") { FileManager.default.createFile(atPath: $0, contents: Data()) }
-        try add("text", "is not a SQLite database") { FileManager.default.createFile(atPath: $0, contents: Data(repeating: 0x41, count: 4096)) }
+        try add("empty", "is an empty file, not a Shoebox catalog") {
+            FileManager.default.createFile(atPath: $0, contents: Data())
+        }
+        try add("text", "is not a SQLite database") {
+            FileManager.default.createFile(atPath: $0, contents: Data(repeating: 0x41, count: 4096))
+        }
         try add("newer", "was made by a newer Shoebox (schema 99); this one reads up to \(Catalog.schemaVersion)") {
             try Self.makeCatalog($0)
             try SQLiteFiles.setHeader($0, userVersion: 99)
@@ -63,7 +67,10 @@ import TestSupport
             let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             let names = try Self.listing(dir)
-            for args in [["stats"], ["query", "--count"], ["requests"], ["ingest", lib, "--progress", "none"], ["change", "--create-album", "X"]] {
+            for args in [
+                ["stats"], ["query", "--count"], ["requests"], ["ingest", lib, "--progress", "none"],
+                ["change", "--create-album", "X"],
+            ] {
                 let r = try Self.shoebox(args + ["--catalog", path])
                 #expect(r.status == 2, "\(args[0]) on \(path): \(r.status) \(r.stderr)")
                 #expect(r.stderr.contains(message) && r.stderr.contains(path), "\(args[0]): \(r.stderr)")
@@ -80,17 +87,23 @@ import TestSupport
     @Test func onlyWritingCommandsThatMayCreateMakeACatalog() throws {
         let s = try Self.scratch("guard-missing")
         let path = s.path("none.sqlite")
-        for args in [["stats"], ["query"], ["errors"], ["changes", "--current-token"], ["requests"], ["change", "--create-album", "X"]] {
+        for args in [
+            ["stats"], ["query"], ["errors"], ["changes", "--current-token"], ["requests"], ["change", "--create-album", "X"],
+        ] {
             let r = try Self.shoebox(args + ["--catalog", path])
             #expect(r.status == 2, "\(args[0]): \(r.stderr)")
-            #expect(r.stderr.contains("No catalog at \(path). Run 'shoebox ingest ROOT' first, or pass --catalog PATH."), "\(args[0]): \(r.stderr)")
+            #expect(
+                r.stderr.contains("No catalog at \(path). Run 'shoebox ingest ROOT' first, or pass --catalog PATH."),
+                "\(args[0]): \(r.stderr)")
         }
         #expect(try Self.listing(s.url.path).isEmpty)
 
         let deep = s.path("no/such/folder/c.sqlite")
         let r = try Self.shoebox(["change", "--create", "--create-album", "X", "--catalog", deep])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("cannot create the catalog \(deep): the folder \(s.path("no/such/folder")) does not exist"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("cannot create the catalog \(deep): the folder \(s.path("no/such/folder")) does not exist"),
+            "\(r.stderr)")
 
         try Self.makeCatalog(path)
         #expect(Catalog.isCatalog(atPath: path))
@@ -118,7 +131,9 @@ import TestSupport
         for path in [file, folder + "/c.sqlite"] {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             let names = try Self.listing(folder)
-            for args in [["collections"], ["stats"], ["query", "--count"], ["requests", "--out", "-"], ["changes", "--current-token"]] {
+            for args in [
+                ["collections"], ["stats"], ["query", "--count"], ["requests", "--out", "-"], ["changes", "--current-token"],
+            ] {
                 let r = try Subprocess.runUnprivileged(Self.binary, args + ["--catalog", path])
                 #expect(r.status == 0, "\(args[0]) on \(path): \(r.stderr)")
                 if args[0] == "collections" { #expect(r.stdout.contains("Trip")) }

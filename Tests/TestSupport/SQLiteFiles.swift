@@ -18,7 +18,9 @@ public enum SQLiteFiles {
     public static func otherGRDBApplication(_ path: String) throws {
         let queue = try DatabaseQueue(path: path)
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("createSettings") { db in try db.execute(sql: "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)") }
+        migrator.registerMigration("createSettings") { db in
+            try db.execute(sql: "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
+        }
         try migrator.migrate(queue)
         try queue.close()
     }
