@@ -12,7 +12,8 @@ struct RequestsCommand: ParsableCommand {
             Line 1 is a header; then one assetCreationRequest per asset, then folders (collectionListCreationRequest,
             parent before child), then albums (collectionCreationRequest). Every line refers only to placeholders of
             earlier lines. Moments and smart albums are computed, so they are not written.
-              shoebox requests --out all.jsonl          (without --out, or with --out -: standard output)
+              shoebox requests --out all.jsonl
+              shoebox requests | gzip > all.jsonl.gz
               shoebox requests 'mediaType == video' --out videos.jsonl --root /photos
               shoebox requests --replay all.jsonl --catalog copy.sqlite
             """)
