@@ -85,7 +85,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        .target(name: "TestSupport", dependencies: ["PhotoModel"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["PhotoModel", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
         .testTarget(
             name: "MediaProbeTests",
             dependencies: ["MediaProbe", "TestSupport"],
@@ -94,6 +95,9 @@ let package = Package(
             name: "AssembleTests",
             dependencies: ["Assemble", "Classify", "MediaProbe", "PhotoModel", "TestSupport"]),
         .testTarget(name: "OrganizeTests", dependencies: ["Organize", "PhotoModel", "TestSupport"]),
+        .testTarget(
+            name: "CatalogTests",
+            dependencies: ["Catalog", "TestSupport"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "Catalog", "Derivatives", "TestSupport"],

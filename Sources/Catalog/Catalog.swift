@@ -6,6 +6,9 @@ import PhotoModel
 public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case open, sql, tokenExpired, tokenUnavailable, notFound, invalidChange
+        /// Opening refused: not a Shoebox catalog (foreign SQLite, empty, not SQLite, a directory); made by
+        /// a newer Shoebox; older than this one while opened read-only; read-only for a writing command.
+        case notACatalog, newerSchema, olderSchema, readOnly
     }
 
     public var code: Code
@@ -19,36 +22,38 @@ public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String { message }
 }
 
-/// The Shoebox catalog: SQLite (WAL) through a GRDB `DatabasePool`. Readers use snapshots; all writes
-/// go through `commitFolder`/`finishRun` and friends, one transaction each, so a killed ingest leaves a
-/// consistent catalog. SQL stays behind this type so another backend can sit beside it.
+/// The Shoebox catalog: SQLite (WAL) through GRDB. Readers use snapshots; all writes go through
+/// `commitFolder`/`finishRun` and friends, one transaction each, so a killed ingest leaves a consistent
+/// catalog. SQL stays behind this type so another backend can sit beside it. How a file is checked and
+/// opened in each `OpenMode` is in `CatalogOpening.swift` and docs/catalog.md.
 public final class Catalog: Sendable {
-    public let path: String
-    let pool: DatabasePool
+    /// How a command opens the catalog.
+    public enum OpenMode: Sendable, Equatable {
+        /// Migrated and stamped when needed, then written. `create`: a missing file becomes a new catalog.
+        case readWrite(create: Bool)
+        /// Never migrated, stamped or written (`query_only`); a read-only file or folder is still read.
+        case readOnly
+    }
 
-    public init(path: String) throws(CatalogError) {
+    public let path: String
+    public let mode: OpenMode
+    let pool: any DatabaseWriter
+
+    /// Opens (or, with `.readWrite(create: true)`, creates) the catalog at `path`. The file is checked
+    /// before SQLite writes anything to it: a foreign, newer, empty or non-SQLite file is refused and
+    /// left byte-identical.
+    public init(path: String, mode: OpenMode = .readWrite(create: true)) throws(CatalogError) {
         self.path = path
-        var config = Configuration()
-        config.foreignKeysEnabled = true
-        config.busyMode = .timeout(30)
-        config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        do {
-            pool = try DatabasePool(path: path, configuration: config)
-            try Schema.migrator().migrate(pool)
-            try pool.write { db in
-                if try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'catalog_id'") == nil {
-                    try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('catalog_id', ?)", arguments: [UUID().uuidString])
-                }
-            }
-        } catch {
-            throw CatalogError(.open, "cannot open catalog \(path): \(error)")
+        self.mode = mode
+        switch mode {
+        case .readOnly: pool = try Self.openReadOnly(path)
+        case .readWrite(let create): pool = try Self.openReadWrite(path, create: create)
         }
     }
 
     /// Runs a write transaction, mapping GRDB errors.
     func write<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
+        guard mode != .readOnly else { throw CatalogError(.readOnly, "catalog \(path) is open read-only") }
         do { return try pool.write(body) } catch let e as CatalogError { throw e } catch {
             throw CatalogError(.sql, "catalog write failed: \(error)")
         }

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 
 /// Removes thumbnail files whose asset is gone.
@@ -30,14 +31,6 @@ public struct ThumbnailPruner: Sendable {
             keys: Set(assets.map { ThumbnailKey(cloudIdentifier: $0.cloudIdentifier, sourceHash: $0.contentHash) }))
     }
 
-    /// The final name of a temporary file written by `Thumbnailer` (`.<name>.<UUID>.tmp`), else nil.
-    static func temporaryTarget(_ name: String) -> String? {
-        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
-        let inner = name.dropFirst().dropLast(4)  // "<name>.<UUID>"
-        guard let dot = inner.lastIndex(of: "."), UUID(uuidString: String(inner[inner.index(after: dot)...])) != nil else { return nil }
-        return String(inner[..<dot])
-    }
-
     public func run() -> Summary {
         var s = Summary()
         let fm = FileManager.default
@@ -49,7 +42,7 @@ public struct ThumbnailPruner: Sendable {
                 let names = try? fm.contentsOfDirectory(atPath: dir.path)
             else { continue }
             for name in names.sorted() {
-                if let final = Self.temporaryTarget(name), let key = ThumbnailKey(fileName: final), key.shard == shard {
+                if let final = OutputFile.temporaryTarget(ofName: name), let key = ThumbnailKey(fileName: final), key.shard == shard {
                     // A render's temporary file (`.<name>.<UUID>.tmp`) left by a killed run; an hour old, so
                     // never one a running render is still writing.
                     let path = dir.appendingPathComponent(name).path

@@ -386,11 +386,10 @@ public struct Thumbnailer: Sendable {
         return try Vips.make("vips_thumbnail_image") { shoebox_vips_thumbnail_image(src.pointer, $0, w, h, crop, sz) }
     }
 
-    /// Writes to a temporary name beside the target and renames, so an interrupted run never leaves a
-    /// partial file that a re-run would skip.
+    /// Writes to a temporary name beside the target and puts it in place (`OutputFile.place`: renamed, or
+    /// copied through a link), so an interrupted run never leaves a partial file that a re-run would skip.
     static func save(_ image: VipsImageRef, to url: URL, source: String, _ request: ThumbnailRequest) throws(DerivativeError) {
-        let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-            .path
+        let tmp = OutputFile.temporaryPath(beside: url.path)
         let q = Int32(request.quality)
         let rc: Int32
         let function: String
@@ -403,10 +402,8 @@ public struct Thumbnailer: Sendable {
             unlink(tmp)
             throw DerivativeError(Vips.errorText(path: source), function: function)
         }
-        if rename(tmp, url.path) != 0 {
-            let e = String(cString: strerror(errno))
-            unlink(tmp)
-            throw DerivativeError("cannot rename into place: \(e)", function: "rename")
+        do { try OutputFile.place(tmp, at: url.path) } catch {
+            throw DerivativeError(error.message, function: error.function ?? "rename")
         }
     }
 }

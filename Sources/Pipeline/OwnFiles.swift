@@ -45,30 +45,8 @@ public struct OwnFiles: Sendable {
     }
 
     /// `.<name>.<UUID>.tmp`: a file being written by Shoebox (thumbnails, outputs).
-    public static func isTemporaryName(_ name: String) -> Bool {
-        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
-        let inner = name.dropFirst().dropLast(4)
-        guard let dot = inner.lastIndex(of: ".") else { return false }
-        let uuid = inner[inner.index(after: dot)...]
-        // 8-4-4-4-12 hexadecimal digits.
-        let groups = uuid.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
-        return groups == [8, 4, 4, 4, 12] && uuid.allSatisfy { $0 == "-" || $0.isHexDigit }
-    }
+    public static func isTemporaryName(_ name: String) -> Bool { OutputFile.temporaryTarget(ofName: name) != nil }
 
     /// Whether the file is a SQLite database carrying Shoebox's `application_id` (header bytes 68–71).
-    public static func isCatalog(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
-        var header = [UInt8](repeating: 0, count: 72)
-        let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 72, 0) }
-        guard n == 72, header.starts(with: Array("SQLite format 3\0".utf8)) else { return false }
-        let id = UInt32(header[68]) << 24 | UInt32(header[69]) << 16 | UInt32(header[70]) << 8 | UInt32(header[71])
-        return id == catalogApplicationID
-    }
-
-    /// SQLite `application_id` of a Shoebox catalog ('SBOX').
-    public static let catalogApplicationID: UInt32 = 0x5342_4F58
+    public static func isCatalog(_ path: String) -> Bool { Catalog.isCatalog(atPath: path) }
 }

@@ -10,11 +10,19 @@ struct CatalogOption: ParsableArguments {
     @Option(help: "The catalog (SQLite). Default: shoebox.sqlite in the working directory.")
     var catalog: String = "shoebox.sqlite"
 
-    func open(mustExist: Bool = true) throws -> Catalog {
-        if mustExist && !FileManager.default.fileExists(atPath: catalog) {
-            throw ValidationError("No catalog at \(catalog). Run 'shoebox ingest ROOT' first, or pass --catalog PATH.")
+    /// Opens the catalog: read-only unless the command writes (only `ingest`, `requests --replay` and
+    /// `change --create` may create one). A refusal is printed and becomes its exit status.
+    func open(_ mode: Catalog.OpenMode = .readOnly) throws -> Catalog { try Self.open(catalog, mode) }
+
+    static func open(_ path: String, _ mode: Catalog.OpenMode) throws -> Catalog {
+        do {
+            return try Catalog(path: path, mode: mode)
+        } catch {
+            let missing = error.code == .notFound && mode != .readWrite(create: true)
+            let message = missing ? "No catalog at \(path). Run 'shoebox ingest ROOT' first, or pass --catalog PATH." : error.message
+            FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+            throw ExitCode(CommandOutput.status(for: error))
         }
-        return try Catalog(path: catalog)
     }
 }
 
@@ -117,6 +125,7 @@ struct IngestCommand: AsyncParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
         if let fileTimeout, !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
         if historyRetention < 0 { throw ValidationError("--history-retention must be 0 or more days.") }
+        if let thumbnails, !OutputFile.isFolderOrNew(thumbnails) { throw ValidationError("--thumbnails \(thumbnails) is not a folder.") }
         for r in roots where !FileManager.default.fileExists(atPath: r) {
             throw ValidationError("No such file or folder: \(r)")
         }
@@ -134,7 +143,7 @@ struct IngestCommand: AsyncParsableCommand {
         }
         var catalogPath = catalogOption.catalog
         if let c = def?.catalog, catalogOption.catalog == CatalogOption().catalog { catalogPath = c }
-        let catalog = try Catalog(path: catalogPath)
+        let catalog = try CatalogOption.open(catalogPath, .readWrite(create: true))
         var options = IngestOptions(
             roots: roots + (def?.roots ?? []), concurrency: jobs ?? def?.concurrency ?? ProcessInfo.processInfo.activeProcessorCount)
         var crawler = (try? def?.makeCrawler()) ?? Crawler()

@@ -53,6 +53,7 @@ struct ChangeCommand: ParsableCommand {
     @Option(help: "The album for --remove.") var from: String?
     @Option(help: "Reorder this album: the assets given come first, in that order.") var reorder: String?
     @Option(help: "Perform a JSON change set, all or nothing.") var apply: String?
+    @Flag(help: "Create the catalog when --catalog names none (e.g. to make albums before any ingest).") var create = false
     @OptionGroup var catalogOption: CatalogOption
 
     /// The chosen action's name (validation: exactly one).
@@ -166,7 +167,7 @@ struct ChangeCommand: ParsableCommand {
         } else {
             set = changeSet()
         }
-        let catalog = try catalogOption.open()
+        let catalog = try catalogOption.open(.readWrite(create: create))
         let placeholders: [String: String]
         do {
             placeholders = try catalog.perform(set)

@@ -101,7 +101,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         if let changes { return try runChanges(changes) }
-        let catalog = try catalogOption.open()
+        let catalog = try catalogOption.open(save == nil ? .readOnly : .readWrite(create: false))
         IncompleteRunNote.print(catalog)
         var options = FetchOptions()
         // The user's predicate and the convenience filters are compiled separately (so an error's caret
@@ -164,7 +164,7 @@ struct QueryCommand: ParsableCommand {
 extension QueryCommand {
     /// `--changes NAME`: PHFetchResultChangeDetails of a saved fetch, in PhotoKit's order.
     func runChanges(_ name: String) throws {
-        let catalog = try catalogOption.open()
+        let catalog = try catalogOption.open(update ? .readWrite(create: false) : .readOnly)
         let result: SavedFetchChanges
         do {
             result = try catalog.changeDetails(forSavedFetch: name)

@@ -59,6 +59,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         if let crop { do { _ = try ThumbnailRequest.Crop(parsing: crop) } catch { throw ValidationError("--crop: \(error)") } }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more.") }
         if !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
+        if !OutputFile.isFolderOrNew(out) { throw ValidationError("--out \(out) is not a folder: thumbnails go in a folder.") }
     }
 
     func run() async throws {

@@ -31,8 +31,6 @@ import TestSupport
         return (try? exec(s, ["-f", "-qq", "-o", "/dev/null", "/bin/true"]).status) == 0
     }()
 
-    static let setprivWorks: Bool = which("setpriv") != nil && getuid() == 0
-
     // MARK: - Read-only guarantee
 
     /// Syscalls that change a path whatever their flags.
@@ -118,7 +116,7 @@ import TestSupport
     // MARK: - Unreadable folder
 
     /// As root every folder is readable, so the run drops to `nobody` with setpriv.
-    @Test(.enabled(if: setprivWorks || getuid() != 0, "running as root without setpriv: no folder can be made unreadable"))
+    @Test(.enabled(if: Subprocess.canDropPrivileges, "running as root without setpriv: no folder can be made unreadable"))
     func anUnreadableFolderIsOneErrorRowAndKeepsItsAssets() throws {
         let s = try Self.scratch()
         let root = s.path("lib")
@@ -131,12 +129,7 @@ import TestSupport
         _ = try Self.exec("/bin/chmod", ["-R", "a+rX", s.url.path])
         let catalog = s.path("c.sqlite")
         func ingest() throws -> Run {
-            let args = ["ingest", root, "--catalog", catalog, "--progress", "none"]
-            if getuid() == 0 {
-                return try Self.exec(
-                    try #require(Self.which("setpriv")), ["--reuid=65534", "--regid=65534", "--clear-groups", Self.binary] + args)
-            }
-            return try Self.exec(Self.binary, args)
+            try Subprocess.runUnprivileged(Self.binary, ["ingest", root, "--catalog", catalog, "--progress", "none"])
         }
         // First run: everything readable, two assets.
         let first = try ingest()

@@ -37,6 +37,17 @@ public enum Subprocess {
             stderr: String(decoding: errData.data, as: UTF8.self))
     }
 
+    /// Whether `runUnprivileged` can run as a user that file permissions apply to: not root, or root with
+    /// util-linux `setpriv` to become `nobody`. (Root reads and writes any file whatever its mode.)
+    public static let canDropPrivileges: Bool = getuid() != 0 || which("setpriv") != nil
+
+    /// Runs a program as `nobody` (uid and gid 65534, no groups) when the tests run as root, else as the
+    /// current user, so that read-only files and folders are read-only for it.
+    public static func runUnprivileged(_ executable: String, _ args: [String]) throws -> Run {
+        guard getuid() == 0, let setpriv = which("setpriv") else { return try run(executable, args) }
+        return try run(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", executable] + args)
+    }
+
     /// The path of a program in the usual system folders, nil when absent.
     public static func which(_ tool: String) -> String? {
         for dir in ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: dir + "/" + tool) {
