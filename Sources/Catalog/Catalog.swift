@@ -188,50 +188,83 @@ public final class Catalog: Sendable {
 
     // MARK: - Files
 
-    /// The file rows of one folder.
+    /// The file rows of one folder (without their facts).
     public func files(inDirectory dir: String) throws(CatalogError) -> [FileRow] {
         try read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT f.path, f.root, f.dir, f.size, f.mtime_ns, f.inode, f.device, f.content_hash, f.kind, f.role, f.status, f.last_error, f.skip_category, c.classification AS classification FROM file f LEFT JOIN file_classification c ON c.path = f.path WHERE f.dir = ?",
-                arguments: [dir]
-            ).map(Self.fileRow)
+            try Row.fetchAll(db, sql: "SELECT \(Self.fileColumns) FROM file WHERE dir = ? ORDER BY path", arguments: [dir]).map(Self.fileRow)
         }
     }
 
-    /// The file rows of several folders, without their stored classifications (`classification` is `[]`
-    /// when one is stored): the cheap check of a re-ingest, one query per batch of folders.
+    /// The file rows of several folders, without their facts: the cheap check of a re-ingest, one query
+    /// per batch of folders.
     public func fingerprints(inDirectories dirs: [String]) throws(CatalogError) -> [String: [FileRow]] {
         guard !dirs.isEmpty else { return [:] }
         return try read { db in
             var out: [String: [FileRow]] = [:]
             let marks = Array(repeating: "?", count: dirs.count).joined(separator: ",")
             for r in try Row.fetchAll(
-                db,
-                sql: "SELECT path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, skip_category, NULL AS classification, classified AS has_classification FROM file WHERE dir IN (\(marks))",
-                arguments: StatementArguments(dirs))
+                db, sql: "SELECT \(Self.fileColumns) FROM file WHERE dir IN (\(marks))", arguments: StatementArguments(dirs))
             {
-                var f = Self.fileRow(r)
-                if (r["has_classification"] as Bool?) == true { f.classification = [] }
+                let f = Self.fileRow(r)
                 out[f.dir, default: []].append(f)
             }
             return out
         }
     }
 
-    /// Stored classifications by path for one folder.
-    public func classifications(inDirectory dir: String) throws(CatalogError) -> [String: [UInt8]] {
+    /// Stored probe facts (JSON `ProbeReport`s) by path for one folder.
+    public func facts(inDirectory dir: String) throws(CatalogError) -> [String: [UInt8]] {
         try read { db in
             var out: [String: [UInt8]] = [:]
             for r in try Row.fetchAll(
-                db, sql: "SELECT c.path, c.classification FROM file f JOIN file_classification c ON c.path = f.path WHERE f.dir = ?",
-                arguments: [dir])
+                db, sql: "SELECT x.path, x.facts FROM file f JOIN file_facts x ON x.path = f.path WHERE f.dir = ?", arguments: [dir])
             {
-                let d: Data = r["classification"]
+                let d: Data = r["facts"]
                 out[r["path"]] = [UInt8](d)
             }
             return out
         }
     }
+
+    /// Stored probe facts of the files of one asset (its resources and the sidecars it read), by path.
+    public func facts(ofAsset localIdentifier: String) throws(CatalogError) -> [(path: String, facts: [UInt8], probeVersion: Int?)] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT f.path, f.probe_version, x.facts FROM asset a JOIN file f ON f.asset_id = a.id
+                    JOIN file_facts x ON x.path = f.path WHERE a.local_identifier = ? ORDER BY f.path
+                    """, arguments: [localIdentifier]
+            ).map { ($0["path"], [UInt8]($0["facts"] as Data), $0["probe_version"]) }
+        }
+    }
+
+    /// Every folder that holds file rows, with the root its rows carry (for a re-derivation without the
+    /// sources).
+    public func folders() throws(CatalogError) -> [(dir: String, root: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT dir, MIN(root) AS root FROM file GROUP BY dir ORDER BY dir").map { ($0["dir"], $0["root"]) }
+        }
+    }
+
+    /// A value in the `meta` table.
+    public func metaValue(_ key: String) throws(CatalogError) -> String? {
+        try read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+    }
+
+    /// Sets (or, with nil, removes) a value in the `meta` table.
+    public func setMetaValue(_ key: String, _ value: String?) throws(CatalogError) {
+        try write { db in
+            if let value {
+                try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [key, value])
+            } else {
+                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
+            }
+        }
+    }
+
+    static let fileColumns =
+        "path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, skip_category, probe_version"
 
     /// Folders at or below `path` that hold file rows, whatever root they belong to (to find folders that
     /// vanished whole below the folder an ingest walked).
@@ -251,12 +284,11 @@ public final class Catalog: Sendable {
     }
 
     static func fileRow(_ r: Row) -> FileRow {
-        let blob: Data? = r["classification"]
-        return FileRow(
+        FileRow(
             path: r["path"], root: r["root"], dir: r["dir"],
             fingerprint: FileFingerprint(size: r["size"], mtimeNanoseconds: r["mtime_ns"], inode: r["inode"], device: r["device"]),
             contentHash: r["content_hash"], kind: r["kind"], role: r["role"], status: r["status"], lastError: r["last_error"],
-            classification: blob.map { [UInt8]($0) }, skipCategory: r["skip_category"])
+            facts: nil, probeVersion: r["probe_version"], skipCategory: r["skip_category"])
     }
 
     // MARK: - Commit
@@ -270,28 +302,30 @@ public final class Catalog: Sendable {
                 try db.execute(
                     sql: """
                         INSERT INTO file(path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error,
-                            classified, first_run, last_run, skip_category)
+                            probe_version, first_run, last_run, skip_category)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         ON CONFLICT(path) DO UPDATE SET root = excluded.root, dir = excluded.dir, size = excluded.size,
                             mtime_ns = excluded.mtime_ns, inode = excluded.inode, device = excluded.device,
                             content_hash = excluded.content_hash, kind = excluded.kind, role = excluded.role,
                             status = excluded.status, last_error = excluded.last_error,
-                            classified = excluded.classified, last_run = excluded.last_run, skip_category = excluded.skip_category
+                            probe_version = excluded.probe_version, last_run = excluded.last_run, skip_category = excluded.skip_category
                         """,
                     arguments: [
                         f.path, f.root, f.dir, f.fingerprint.size, f.fingerprint.mtimeNanoseconds, f.fingerprint.inode, f.fingerprint.device,
-                        f.contentHash, f.kind, f.role, f.status, f.lastError, f.classification != nil, c.runID, c.runID, f.skipCategory,
+                        f.contentHash, f.kind, f.role, f.status, f.lastError, f.probeVersion, c.runID, c.runID,
+                        f.skipCategory,
                     ])
-                if let blob = f.classification {
-                    try db.execute(
-                        sql: "INSERT OR REPLACE INTO file_classification(path, classification) VALUES (?, ?)", arguments: [f.path, Data(blob)])
-                } else {
-                    try db.execute(sql: "DELETE FROM file_classification WHERE path = ?", arguments: [f.path])
+                // New facts replace the stored ones; a row re-derived from its stored facts (facts nil, version
+                // kept) leaves them; a row without facts (unreadable) has none.
+                if let blob = f.facts {
+                    try db.execute(sql: "INSERT OR REPLACE INTO file_facts(path, facts) VALUES (?, ?)", arguments: [f.path, Data(blob)])
+                } else if f.probeVersion == nil {
+                    try db.execute(sql: "DELETE FROM file_facts WHERE path = ?", arguments: [f.path])
                 }
             }
             for p in c.vanished {
                 try db.execute(sql: "DELETE FROM file WHERE path = ?", arguments: [p])
-                try db.execute(sql: "DELETE FROM file_classification WHERE path = ?", arguments: [p])
+                try db.execute(sql: "DELETE FROM file_facts WHERE path = ?", arguments: [p])
             }
             for e in c.errors {
                 try db.execute(
@@ -382,6 +416,13 @@ public final class Catalog: Sendable {
         ]
     }
 
+    /// The columns behind each property a user can change (`shoebox change`); see `update`.
+    static let userColumns: [String: [String]] = [
+        "isFavorite": ["is_favorite"], "isHidden": ["is_hidden"],
+        "creationDate": ["creation_date", "creation_offset", "creation_date_source"],
+        "location": ["latitude", "longitude", "altitude", "location_source"],
+    ]
+
     /// PhotoKit-style property names for the columns a change can touch.
     static let propertyNames: [String: String] = [
         "primary_path": "resources", "filename": "filename", "media_type": "mediaType", "media_subtypes": "mediaSubtypes",
@@ -413,7 +454,12 @@ public final class Catalog: Sendable {
 
     /// Updates an asset in place (identifiers kept); returns the names of the properties that changed.
     static func update(_ db: Database, id: Int64, old: Row, _ i: AssetInput) throws -> [String] {
-        let v = values(i)
+        var v = values(i)
+        // What the user changed (favorite, hidden, date, location) stays the user's, whatever the files say.
+        let userProperties = Set(((old["user_properties"] as String?) ?? "").split(separator: ",").map(String.init))
+        for (property, columns) in userColumns where userProperties.contains(property) {
+            for c in columns { v.removeValue(forKey: c) }
+        }
         var changedCols: [String] = []
         for (col, value) in v.sorted(by: { $0.key < $1.key }) where col != "reasons" {
             let dbv = value?.databaseValue ?? .null

@@ -192,7 +192,7 @@ struct ChangeContext {
 
     func assetRow(_ ref: String?, _ what: String = "asset") throws -> Row {
         let lid = try resolve(ref, what)
-        guard let r = try Row.fetchOne(db, sql: "SELECT id, local_identifier, trashed_at FROM asset WHERE local_identifier = ?", arguments: [lid])
+        guard let r = try Row.fetchOne(db, sql: "SELECT id, local_identifier, trashed_at, user_properties FROM asset WHERE local_identifier = ?", arguments: [lid])
         else { throw ChangeFailure("no asset '\(lid)'") }
         return r
     }
@@ -224,7 +224,12 @@ struct ChangeContext {
 
     mutating func setAsset(_ c: Change, _ sql: String, _ args: [any DatabaseValueConvertible], _ prop: String) throws {
         let r = try assetRow(c.asset)
-        try db.execute(sql: "UPDATE asset SET \(sql), modification_date = ? WHERE id = ?", arguments: StatementArguments(args + [now, r["id"] as Int64]))
+        // Remembered, so that a re-ingest or re-derivation keeps what the user set.
+        var mine = ((r["user_properties"] as String?) ?? "").split(separator: ",").map(String.init)
+        if !mine.contains(prop) { mine.append(prop) }
+        try db.execute(
+            sql: "UPDATE asset SET \(sql), user_properties = ?, modification_date = ? WHERE id = ?",
+            arguments: StatementArguments(args + [mine.sorted().joined(separator: ","), now, r["id"] as Int64]))
         note("asset", r["local_identifier"], "updated", [prop])
     }
 

@@ -31,14 +31,17 @@ public struct FileRow: Sendable, Equatable {
     public var role: String
     public var status: String
     public var lastError: String?
-    /// The stored classification (JSON), so a folder can be re-assembled without probing again.
-    public var classification: [UInt8]?
+    /// The file's probe facts (a `ProbeReport` as JSON) when they are being written; `[]` on rows read
+    /// back without them (`probeVersion` says whether facts are stored). Judgements are derived from them.
+    public var facts: [UInt8]?
+    /// The version of the probe that wrote the stored facts; nil when none are stored.
+    public var probeVersion: Int?
     /// For a skipped file (`status` "skipped": not media): what it looks like (`text`, `json`, `system`…).
     public var skipCategory: String?
 
     public init(
         path: String, root: String, dir: String, fingerprint: FileFingerprint, contentHash: String?, kind: String, role: String,
-        status: String, lastError: String?, classification: [UInt8]?, skipCategory: String? = nil
+        status: String, lastError: String?, facts: [UInt8]?, probeVersion: Int?, skipCategory: String? = nil
     ) {
         self.path = path
         self.root = root
@@ -49,7 +52,8 @@ public struct FileRow: Sendable, Equatable {
         self.role = role
         self.status = status
         self.lastError = lastError
-        self.classification = classification
+        self.facts = facts
+        self.probeVersion = probeVersion
         self.skipCategory = skipCategory
     }
 }

@@ -227,6 +227,26 @@ enum Schema {
                     SELECT e.run_id, e.severity, e.path, e.stage, e.reason, e.at FROM error e ORDER BY e.id;
                     """)
         }
+        m.registerMigration("v7: facts stored, judgements derived") { db in
+            // Each file's probe facts (its ProbeReport as JSON, with the probe's version) replace the stored
+            // classification: classification, assembly and organize are recomputed from facts when the
+            // rules change. A catalog from before has no facts: its files are probed once more, then never
+            // again for a rules change. Users' own edits are remembered so a re-derivation keeps them.
+            let hadFiles = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM file)") ?? false
+            try db.execute(
+                sql: """
+                    CREATE TABLE file_facts (path TEXT PRIMARY KEY, facts BLOB NOT NULL) WITHOUT ROWID;
+                    ALTER TABLE file ADD COLUMN probe_version INTEGER;
+                    DROP TABLE file_classification;
+                    UPDATE file SET classified = 0;
+                    ALTER TABLE asset ADD COLUMN user_properties TEXT NOT NULL DEFAULT '';
+                    """)
+            if hadFiles {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('upgrade_note', ?)",
+                    arguments: ["catalog upgraded to store probe facts: every file is read once more by this ingest; later rules changes need no re-reading"])
+            }
+        }
         return m
     }
 }

@@ -34,6 +34,10 @@ public struct Prober: Sendable {
     /// Largest metadata block (EXIF, XMP) read into memory.
     static let maxMetadataBlock = 16 << 20
 
+    /// The version of the facts this probe writes. Bump it when a reader learns to read more (or reads
+    /// differently): the catalog probes files whose stored facts carry an older version again.
+    public static let version = 1
+
     /// Probes a file. With a `deadline`, reads (ours and libavformat's) stop once it passes and the report
     /// carries a `timed-out` error.
     public func probe(path: String, deadline: Deadline? = nil) -> ProbeReport {

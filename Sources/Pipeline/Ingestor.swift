@@ -40,6 +40,10 @@ public struct IngestOptions: Sendable {
     /// Shoebox's own files this run knows by path (the catalog, the thumbnail folder); others are
     /// recognised wherever they sit (see `OwnFiles`).
     public var ownPaths: Set<String> = []
+    /// The rules that derive judgements from facts (see `DerivationRules`).
+    public var rules = DerivationRules.current
+    /// Re-derive every folder from its stored facts even when the rules did not change.
+    public var rederive = false
 
     public init(roots: [String], concurrency: Int) {
         self.roots = roots
@@ -88,6 +92,10 @@ public struct IngestSummary: Sendable {
     public var interrupted = false
     /// Earlier runs that did not finish (interrupted, or killed outright) and that this run completes.
     public var resumed: [RunInfo] = []
+    /// Why every folder was re-derived from stored facts (a rules change, `--rederive`), nil when not.
+    public var rederived: String?
+    /// One-off notes for the summary (a catalog upgraded by this binary).
+    public var notes: [String] = []
 
     public var filesPerSecond: Double { elapsed > 0 ? Double(filesSeen) / elapsed : 0 }
 }
@@ -133,6 +141,17 @@ public final class Ingestor: Sendable {
         }
         let runID = try catalog.beginRun(roots: roots)
         summary.runID = runID
+        if let note = try catalog.metaValue("upgrade_note") {
+            summary.notes.append(note)
+            try catalog.setMetaValue("upgrade_note", nil)
+        }
+        // Judgements are derived: when the rules changed since the catalog was last derived (or when asked),
+        // every folder is derived again from its stored facts (files are probed only when they changed).
+        let storedRules = try catalog.metaValue("rules_version").flatMap { Int($0) }
+        let rederive = options.rederive || (storedRules != nil && storedRules != options.rules.version)
+        if rederive {
+            summary.rederived = options.rederive ? "asked (--rederive)" : "rules \(storedRules ?? 0) → \(options.rules.version)"
+        }
         let knownRoots = try catalog.knownRoots()
         let own = OwnFiles(paths: options.ownPaths)
         var p = IngestProgress()
@@ -142,6 +161,7 @@ public final class Ingestor: Sendable {
         defer { pool.shutdown() }
         if options.countFirst { p.filesTotal = FolderWalker.countFiles(roots, crawler: options.crawler) }
 
+        var visitedAll = Set<String>()
         rootLoop: for root in roots {
             if summary.interrupted { break rootLoop }
             let walkedDir = Crawler.isDirectory(root) ? root : (root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ".")
@@ -150,6 +170,7 @@ public final class Ingestor: Sendable {
             let rootDir = Self.enclosingRoot(of: walkedDir, known: knownRoots) ?? walkedDir
             var walker = FolderWalker(roots: [root], crawler: options.crawler, own: own)
             var visited = Set<String>()
+            defer { visitedAll.formUnion(visited) }
             var unreadable: [String] = []  // folders that could not be listed: what is below them is kept
             var pendingDirs: [String] = []  // known folders that vanished whole
             var vanishedDone = false
@@ -195,7 +216,7 @@ public final class Ingestor: Sendable {
                     if summary.interrupted { return }
                     while let (batch, rows) = try nextBatch() {
                         let folderRoot = Self.folderRoot(batch.dir, rows: rows, known: knownRoots, walkRoot: rootDir)
-                        if !partial, Self.isUnchanged(batch, rows, root: folderRoot) {
+                        if !partial, !rederive, Self.isUnchanged(batch, rows, root: folderRoot) {
                             for r in rows where r.status == "skipped" { summary.outcomes.countStoredSkip(r.skipCategory) }
                             summary.filesSeen += batch.files.count
                             summary.filesUnchanged += batch.files.count
@@ -207,7 +228,7 @@ public final class Ingestor: Sendable {
                         let i = next
                         next += 1
                         group.addTask { [self] in
-                            (i, try await self.prepare(batch, rows: rows, root: folderRoot, runID: runID, partial: partial, pool: pool))
+                            (i, try await self.prepare(batch, rows: rows, root: folderRoot, runID: runID, partial: partial, rederive: rederive, pool: pool))
                         }
                         return
                     }
@@ -262,6 +283,17 @@ public final class Ingestor: Sendable {
             summary.currentToken = try catalog.currentToken()
             return summary
         }
+        if rederive && !options.rederive {
+            // The rules changed: the folders this run did not walk are derived again from their facts too.
+            var r = RederiveSummary()
+            try rederiveStored(runID: runID, except: visitedAll, into: &r)
+            summary.foldersChanged += r.folders
+            for rec in r.records { if rec.changeType == "updated" { summary.updated += 1 } else if rec.changeType == "inserted" { summary.inserted += 1 } }
+            if !r.keptFolders.isEmpty {
+                summary.notes.append("\(r.keptFolders.count) folders outside the roots kept their judgements: some files there have no current facts (ingest them to probe again)")
+            }
+        }
+        if storedRules == nil || rederive { try catalog.setMetaValue("rules_version", String(options.rules.version)) }
         let records0 = try catalog.finishRun(
             runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors,
             damaged: summary.outcomes.damaged, skipped: summary.outcomes.skippedTotal, elapsed: summary.elapsed,
@@ -338,15 +370,16 @@ public final class Ingestor: Sendable {
         var byPath: [String: FileRow] = [:]
         for r in rows { byPath[r.path] = r }
         for f in batch.files {
-            guard let fp = f.fingerprint, let row = byPath[f.path], row.fingerprint == fp, row.classification != nil, row.root == root
+            guard let fp = f.fingerprint, let row = byPath[f.path], row.fingerprint == fp, row.probeVersion == Prober.version, row.root == root
             else { return false }
         }
         return true
     }
 
     /// Probes what changed in one folder (`rows`: its stored fingerprints) and assembles it.
-    func prepare(_ batch: FolderBatch, rows: [FileRow], root: String, runID: Int64, partial: Bool = false, pool: FileWorkPool) async throws
-        -> Prepared
+    func prepare(
+        _ batch: FolderBatch, rows: [FileRow], root: String, runID: Int64, partial: Bool = false, rederive: Bool = false, pool: FileWorkPool
+    ) async throws -> Prepared
     {
         if let error = batch.error {
             // A folder that cannot be listed: one error row; what the catalog knows of it stays as it was.
@@ -359,56 +392,55 @@ public final class Ingestor: Sendable {
         }
         var byPath: [String: FileRow] = [:]
         for r in rows { byPath[r.path] = r }
-        var unchanged: [FileRow] = []
+        let rules = options.rules
+        // Files whose stored facts are current need no probe: their judgement is derived from the facts.
+        var known: [(row: FileRow, report: ProbeReport)] = []
         var toProbe: [FolderBatch.File] = []
+        let candidates = batch.files.filter { f in
+            guard let fp = f.fingerprint, let row = byPath[f.path] else { return false }
+            return row.fingerprint == fp && row.probeVersion == Prober.version && row.root == root
+        }
+        let kept = partial ? rows.filter { r in !batch.files.contains { $0.path == r.path } && r.probeVersion == Prober.version && r.root == root } : []
+        let stored = candidates.isEmpty && kept.isEmpty ? [:] : try catalog.facts(inDirectory: batch.dir)
+        let candidatePaths = Set(candidates.map(\.path))
         for f in batch.files {
-            if let fp = f.fingerprint, let row = byPath[f.path], row.fingerprint == fp, row.classification != nil, row.root == root {
-                unchanged.append(row)
+            if candidatePaths.contains(f.path), let row = byPath[f.path], let blob = stored[f.path], let report = DerivationRules.decode(blob) {
+                known.append((row, report))
             } else {
-                toProbe.append(f)
+                toProbe.append(f)  // new, changed, or facts stale or unreadable: probe again (never trash)
             }
         }
+        for row in kept { if let blob = stored[row.path], let report = DerivationRules.decode(blob) { known.append((row, report)) } }
         let present = Set(batch.files.map(\.path))
-        var vanished = rows.filter { !present.contains($0.path) }.map(\.path)
-        if partial {
-            unchanged += rows.filter { !present.contains($0.path) && $0.classification != nil && $0.root == root }
-            vanished = []
-        }
-        var prepared = Prepared(commit: nil, seen: batch.files.count, probed: 0, unchanged: unchanged.count, errors: [], orphans: 0, dir: batch.dir)
-        for row in unchanged where row.status == "skipped" { prepared.outcomes.countStoredSkip(row.skipCategory) }
-        if toProbe.isEmpty && vanished.isEmpty { return prepared }
+        let vanished = partial ? [] : rows.filter { !present.contains($0.path) }.map(\.path)
+        var prepared = Prepared(commit: nil, seen: batch.files.count, probed: 0, unchanged: known.count, errors: [], orphans: 0, dir: batch.dir)
+        for (row, _) in known where row.status == "skipped" { prepared.outcomes.countStoredSkip(row.skipCategory) }
+        if toProbe.isEmpty && vanished.isEmpty && !rederive { return prepared }
 
-        // Probe, classify and hash what is new or changed, in parallel.
+        // Probe and hash what is new or changed on the shared pool, under the per-file time budget, in file order.
         let prober = Prober(options: options.probeOptions)
         let hook = options.beforeProbe
-        // Probe, classify and hash on the shared pool, under the per-file time budget, in file order.
-        let probed: [(FolderBatch.File, FileClassification, String?, [ProbeIssue], NotMedia?)] = await pool.runBatch(
+        let probed: [(file: FolderBatch.File, report: ProbeReport, hash: String?)] = await pool.runBatch(
             toProbe,
             { f, deadline in
                 hook?(f.path)
                 let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline)
-                let c = Classifier.classify(report)
                 var hash: String?
-                if f.error == nil, c.role != .unsupported, c.role != .notMedia, !report.timedOut {
+                if f.error == nil, report.notMedia == nil, !report.timedOut, report.kind != .unknown, report.kind != .empty {
                     hash = try? ContentHasher.hash(path: f.path, deadline: deadline)
                 }
-                return (f, c, hash, report.issues, report.notMedia)
+                return (f, report, hash)
             },
-            abandoned: { f, budget in
-                let r = ProbeRunner.abandonedReport(f.path, budget: budget)
-                return (f, Classifier.classify(r), nil, r.issues, nil)
-            },
-            skipped: { f, stuck in
-                let r = ProbeRunner.skippedReport(f.path, stuck: stuck)
-                return (f, Classifier.classify(r), nil, r.issues, nil)
-            })
+            abandoned: { f, budget in (f, ProbeRunner.abandonedReport(f.path, budget: budget), nil) },
+            skipped: { f, stuck in (f, ProbeRunner.skippedReport(f.path, stuck: stuck), nil) })
         prepared.probed = probed.count
 
         var files: [FileRow] = []
         var classifications: [FileClassification] = []
         var hashes: [String: String] = [:]
-        let enc = JSONEncoder()
-        for (f, c, hash, issues, notMedia) in probed {
+        for (f, report, hash) in probed {
+            let issues = report.issues
+            let notMedia = report.notMedia
             let errs = issues.filter { $0.severity == .error }
             let damage = errs.isEmpty ? issues.filter { $0.severity == .damaged } : []
             for e in errs { prepared.errors.append(ErrorInput(path: f.path, stage: e.stage.rawValue, reason: e.reason, severity: .failed)) }
@@ -416,45 +448,129 @@ public final class Ingestor: Sendable {
             prepared.outcomes.count(errors: !errs.isEmpty, damaged: !damage.isEmpty, notMedia: notMedia, path: f.path)
             // A known file that could not be read this time (gone between crawl and probe, a read error, over
             // its time budget): keep what the catalog knows, so its asset is not lost; the next run retries.
-            if let row = byPath[f.path], row.classification != nil, row.root == root, errs.contains(where: ProbeRunner.isTransient) {
-                unchanged.append(row)
+            if let row = byPath[f.path], row.probeVersion != nil, row.root == root, errs.contains(where: ProbeRunner.isTransient),
+                let blob = try catalog.facts(inDirectory: batch.dir)[f.path], let old = DerivationRules.decode(blob)
+            {
+                known.append((row, old))
                 continue
             }
             if let hash { hashes[f.path] = hash }
+            let c = rules.classify(report)
             classifications.append(c)
             guard let fp = f.fingerprint else { continue }  // unreadable: an error row, no file row
-            let blob = (try? enc.encode(c)).map { [UInt8]($0) }
             let status = notMedia != nil ? "skipped" : !errs.isEmpty ? "error" : !damage.isEmpty ? "damaged" : "ok"
             let note = notMedia?.reason ?? (errs.first ?? damage.first).map { "\($0.stage.rawValue): \($0.reason)" }
+            let facts = DerivationRules.encode(report)
             files.append(
                 FileRow(
                     path: f.path, root: root, dir: batch.dir, fingerprint: fp, contentHash: hash, kind: c.kind.rawValue,
-                    role: c.role.rawValue, status: status, lastError: note, classification: blob, skipCategory: notMedia?.category))
+                    role: c.role.rawValue, status: status, lastError: note, facts: facts, probeVersion: facts == nil ? nil : Prober.version,
+                    skipCategory: notMedia?.category))
         }
-
-        let dec = JSONDecoder()
-        let stored = unchanged.isEmpty ? [:] : try catalog.classifications(inDirectory: batch.dir)
-        for row in unchanged {
+        for (row, report) in known {
             if let h = row.contentHash { hashes[row.path] = h }
-            if let blob = stored[row.path], let c = try? dec.decode(FileClassification.self, from: Data(blob)) {
-                classifications.append(c)
+            let c = rules.classify(report)
+            classifications.append(c)
+            // A derived column of the file row may change with the rules: rewrite the row, keep its facts.
+            if rederive, c.role.rawValue != row.role || c.kind.rawValue != row.kind {
+                var r = row
+                r.role = c.role.rawValue
+                r.kind = c.kind.rawValue
+                files.append(r)
             }
         }
 
         // A photo or movie that could not be read (no primary image or track) is an error row, not an asset.
-        classifications.removeAll { ($0.role == .image || $0.role == .video) && !$0.errors.isEmpty }
-        let assembly = Assembler.assemble(classifications, root: root)
-        prepared.orphans = assembly.orphans.count
+        let (commit, orphans) = Self.commit(
+            classifications, hashes: hashes, files: files, vanished: vanished, errors: prepared.errors, root: root, dir: batch.dir, runID: runID)
+        prepared.commit = commit
+        prepared.orphans = orphans
+        return prepared
+    }
+
+    /// A folder's classified files → its commit: failed media left out, the rest assembled into assets.
+    static func commit(
+        _ classifications: [FileClassification], hashes: [String: String], files: [FileRow], vanished: [String], errors: [ErrorInput],
+        root: String, dir: String, runID: Int64
+    ) -> (FolderCommit, orphans: Int) {
+        // A photo or movie that could not be read (no primary image or track) is an error row, not an asset.
+        let usable = classifications.filter { !(($0.role == .image || $0.role == .video) && !$0.errors.isEmpty) }
+        let assembly = Assembler.assemble(usable, root: root)
         let base = root.hasSuffix("/") ? root : root + "/"
         let inputs = assembly.assets.map { a in
             AssetInput(
-                asset: a.asset, root: root, dir: batch.dir, resourceHashes: a.asset.resources.map { hashes[base + $0.path] },
+                asset: a.asset, root: root, dir: dir, resourceHashes: a.asset.resources.map { hashes[base + $0.path] },
                 metadataSources: a.metadataSources.map { MetadataSourceRef(type: $0.type, path: $0.path) },
                 pairingConfidence: a.pairingConfidence, embeddedVideo: a.embeddedVideo, pairedVideoDuration: a.pairedVideoDuration)
         }
-        prepared.commit = FolderCommit(
-            runID: runID, root: root, dir: batch.dir, files: files, vanished: vanished, assets: inputs, errors: prepared.errors)
-        prepared.commit?.takeoutAlbumTitle = classifications.first { $0.takeout?.isAlbumMetadata == true }?.takeout?.title
-        return prepared
+        var commit = FolderCommit(runID: runID, root: root, dir: dir, files: files, vanished: vanished, assets: inputs, errors: errors)
+        commit.takeoutAlbumTitle = usable.first { $0.takeout?.isAlbumMetadata == true }?.takeout?.title
+        return (commit, assembly.orphans.count)
+    }
+
+    /// What a re-derivation from stored facts did: folders re-derived, folders kept because some file
+    /// has no usable facts (probe it again with an ingest), and the change records.
+    public struct RederiveSummary: Sendable {
+        public var runID: Int64 = 0
+        public var folders = 0
+        public var files = 0
+        public var keptFolders: [String] = []
+        public var records: [ChangeRecord] = []
+        public var organized: Organizer.Summary?
+        public var elapsed: Double = 0
+    }
+
+    /// Re-derives stored folders from their facts alone — no source file is opened, so it works with the
+    /// roots offline. Folders in `except` (already derived by the running ingest) are left out.
+    public func rederiveStored(runID: Int64, except: Set<String> = [], into s: inout RederiveSummary) throws {
+        let rules = options.rules
+        for (dir, root) in try catalog.folders() where !except.contains(dir) {
+            let rows = try catalog.files(inDirectory: dir)
+            let stored = try catalog.facts(inDirectory: dir)
+            var classifications: [FileClassification] = []
+            var hashes: [String: String] = [:]
+            var files: [FileRow] = []
+            var usable = true
+            for row in rows {
+                guard row.probeVersion == Prober.version, let blob = stored[row.path], let report = DerivationRules.decode(blob) else {
+                    usable = false
+                    break
+                }
+                let c = rules.classify(report)
+                classifications.append(c)
+                if let h = row.contentHash { hashes[row.path] = h }
+                if c.role.rawValue != row.role || c.kind.rawValue != row.kind {
+                    var r = row
+                    r.role = c.role.rawValue
+                    r.kind = c.kind.rawValue
+                    files.append(r)
+                }
+            }
+            guard usable, !rows.isEmpty else {
+                if !rows.isEmpty { s.keptFolders.append(dir) }
+                continue
+            }
+            let (commit, _) = Self.commit(
+                classifications, hashes: hashes, files: files, vanished: [], errors: [], root: root, dir: dir, runID: runID)
+            s.records += try catalog.commitFolder(commit)
+            s.folders += 1
+            s.files += rows.count
+        }
+    }
+
+    /// `shoebox rederive`: every folder derived again from its stored facts (the roots may be offline), the
+    /// vanished trashed as an ingest would, organize run, the rules version recorded.
+    public func rederiveAll() throws -> RederiveSummary {
+        let start = Date()
+        var s = RederiveSummary()
+        s.runID = try catalog.beginRun(roots: try catalog.knownRoots())
+        try rederiveStored(runID: s.runID, into: &s)
+        s.records += try catalog.finishRun(
+            s.runID, filesSeen: s.files, filesProbed: 0, errors: 0, elapsed: Date().timeIntervalSince(start), prune: false,
+            historyRetentionDays: options.historyRetentionDays)
+        if options.organize { s.organized = try Organizer.run(catalog, runID: s.runID, userSmartAlbums: options.userSmartAlbums) }
+        if s.keptFolders.isEmpty { try catalog.setMetaValue("rules_version", String(options.rules.version)) }
+        s.elapsed = Date().timeIntervalSince(start)
+        return s
     }
 }

@@ -120,6 +120,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Flag(help: "Exit 1 when any file is damaged, not only when one failed.")
     var strict = false
 
+    @Flag(help: "Derive every folder again from its stored facts (automatic when the rules changed since the last run).")
+    var rederive = false
+
     func validate() throws {
         if roots.isEmpty && pipeline == nil { throw ValidationError("Give at least one folder to ingest, or --pipeline FILE.") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
@@ -202,6 +205,7 @@ struct IngestCommand: AsyncParsableCommand {
         let reporter = ProgressReporter(mode: progress)
         options.countFirst = reporter.wantsTotal
         options.ownPaths = Set([catalogPath].map(Ingestor.absolutePath) + [options.thumbnails?.outputDirectory.path].compactMap { $0 })
+        options.rederive = rederive
         let stop = StopSignal.install()
         options.stopRequested = { stop.requested }
         let summary = try await Ingestor(options: options, catalog: catalog).run { reporter.update($0) }
@@ -299,6 +303,10 @@ enum SummaryText {
             "  outcomes: \(s.outcomes.damaged) damaged (catalogued), \(s.outcomes.failed) failed (not catalogued), \(s.outcomes.skippedTotal) skipped as not media"
                 + (s.outcomes.skipped.isEmpty ? "" : " (\(s.outcomes.skippedText))"),
         ]
+        if let why = s.rederived {
+            lines.append("  re-derived every folder from stored facts (\(why)): no unchanged file was read")
+        }
+        for n in s.notes { lines.append("  note: \(n)") }
         if s.interrupted {
             lines.insert("  INTERRUPTED at a folder boundary: what was read is committed; run 'shoebox ingest' again to finish", at: 1)
         }

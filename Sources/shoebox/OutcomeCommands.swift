@@ -2,6 +2,7 @@ import ArgumentParser
 import Catalog
 import Dispatch
 import Foundation
+import Pipeline
 
 /// `shoebox errors`: error rows (path, stage, reason, run, severity).
 struct ErrorsCommand: ParsableCommand {
@@ -142,5 +143,51 @@ final class StopSignal: @unchecked Sendable {
         }
         let name = sig == SIGINT ? "interrupt" : "SIGTERM"
         FileHandle.standardError.write(Data("\n\(name): stopping at the next folder boundary (again to quit at once)\n".utf8))
+    }
+}
+
+/// `shoebox rederive`: judgements derived again from the stored facts, without reading a source file.
+struct RederiveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rederive",
+        abstract: "Derive classifications, assets and collections again from the catalog's stored facts (no file is read).",
+        discussion: """
+            Works with the roots offline (an unmounted NAS): it reads only the catalog. Asset and cloud \\
+            identifiers, favorites, hidden flags, albums and your own changes are kept; the change history \\
+            records only real differences. An ingest does the same by itself when the rules changed. A folder \\
+            with a file whose facts are missing or from an older probe is kept as it is (ingest it to probe \\
+            again).
+
+            Examples:
+              shoebox rederive
+              shoebox rederive --catalog /mnt/nas/photos.sqlite --examples 10
+            """)
+
+    @OptionGroup var catalogOption: CatalogOption
+    @Option(help: "How many example changes to print per property.") var examples = 3
+
+    func run() throws {
+        let catalog = try catalogOption.open(.readWrite(create: false))
+        let ingestor = Ingestor(options: IngestOptions(roots: [], concurrency: 1), catalog: catalog)
+        let s = try ingestor.rederiveAll()
+        var byProperty: [String: [String]] = [:]
+        var inserted = 0, deleted = 0
+        for r in s.records where r.objectType == "asset" {
+            switch r.changeType {
+            case "updated": for p in r.properties { byProperty[p, default: []].append(r.localIdentifier) }
+            case "inserted": inserted += 1
+            default: deleted += 1
+            }
+        }
+        print("rederive run \(s.runID): \(s.folders) folders, \(s.files) files from stored facts in \(String(format: "%.2f", s.elapsed)) s (rules \(DerivationRules.current.version))")
+        print("  assets inserted \(inserted), updated \(s.records.filter { $0.objectType == "asset" && $0.changeType == "updated" }.count), deleted \(deleted)")
+        for (p, ids) in byProperty.sorted(by: { $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key }) {
+            let names = try ids.prefix(examples).map { id in try catalog.findAsset(id)?.asset.id ?? id }
+            print("  \(p): \(ids.count)   e.g. \(names.joined(separator: ", "))")
+        }
+        if !s.keptFolders.isEmpty {
+            print("  kept as they were: \(s.keptFolders.count) folders with files whose facts are missing or from an older probe (ingest them), e.g. \(s.keptFolders.prefix(3).joined(separator: ", "))")
+        }
+        print("  change token: \(try catalog.currentToken())")
     }
 }

@@ -9,7 +9,7 @@ struct Shoebox: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ProbeCommand.self, InspectCommand.self, IngestCommand.self, QueryCommand.self, ShowCommand.self, StatsCommand.self,
-            ChangesCommand.self, ErrorsCommand.self, SkippedCommand.self, IdCommand.self, CollectionsCommand.self, MomentsCommand.self, BurstsCommand.self,
+            ChangesCommand.self, ErrorsCommand.self, SkippedCommand.self, RederiveCommand.self, IdCommand.self, CollectionsCommand.self, MomentsCommand.self, BurstsCommand.self,
             RequestsCommand.self, ChangeCommand.self, ThumbnailsCommand.self,
         ])
 }

@@ -12,12 +12,18 @@ struct ShowCommand: ParsableCommand {
     @OptionGroup var catalogOption: CatalogOption
     @Argument(help: "A localIdentifier, a cloudIdentifier, or a resource path relative to its root.") var identifier: String
     @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+    @Flag(help: "Also print every stored fact of the asset's files with the tag or box it came from (no file is read).")
+    var facts = false
 
     func run() throws {
         let catalog = try catalogOption.open()
         guard let s = try catalog.findAsset(identifier) else {
             FileHandle.standardError.write(Data("error: no asset matches '\(identifier)'\n".utf8))
             throw ExitCode(1)
+        }
+        if facts {
+            try FactsText.print(catalog.facts(ofAsset: s.localIdentifier), format: format)
+            return
         }
         if format != .table {
             let enc = JSONEncoder()
@@ -99,5 +105,64 @@ struct StatsCommand: ParsableCommand {
             print("\(s.section):")
             for (k, n) in s.rows { print("  \(TableRow.pad(k, 32)) \(n)") }
         }
+    }
+}
+
+/// `show --facts`: the stored probe facts of an asset's files, from the catalog alone.
+enum FactsText {
+    static func print(_ files: [(path: String, facts: [UInt8], probeVersion: Int?)], format: OutputFormat) throws {
+        if format != .table {
+            // The stored JSON as it is, one document per file.
+            var docs: [String] = []
+            for f in files {
+                let body = String(decoding: f.facts, as: UTF8.self)
+                docs.append("{\"path\":\(jsonString(f.path)),\"probeVersion\":\(f.probeVersion.map(String.init) ?? "null"),\"facts\":\(body)}")
+            }
+            Swift.print(format == .ndjson ? docs.joined(separator: "\n") : "[" + docs.joined(separator: ",\n") + "]")
+            return
+        }
+        for f in files {
+            Swift.print("\(f.path)   (facts of probe version \(f.probeVersion.map(String.init) ?? "?"))")
+            guard let obj = try? JSONSerialization.jsonObject(with: Data(f.facts)) else {
+                Swift.print("  (stored facts do not decode: the next ingest probes this file again)")
+                continue
+            }
+            var lines: [String] = []
+            flatten(obj, "", into: &lines)
+            for l in lines { Swift.print("  " + l) }
+        }
+    }
+
+    /// One line per fact: `a.b.c = value   ← source` for `{value, source}` pairs, `a.b = value` otherwise.
+    static func flatten(_ v: Any, _ path: String, into lines: inout [String]) {
+        if let d = v as? [String: Any] {
+            if let source = d["source"] as? String, let value = d["value"], d.count == 2 {
+                lines.append("\(path) = \(scalar(value))   ← \(source)")
+                return
+            }
+            for k in d.keys.sorted() { flatten(d[k]!, path.isEmpty ? k : path + "." + k, into: &lines) }
+        } else if let a = v as? [Any] {
+            if a.isEmpty { return }
+            if a.allSatisfy({ !($0 is [String: Any]) && !($0 is [Any]) }) {
+                lines.append("\(path) = [\(a.map(scalar).joined(separator: ", "))]")
+                return
+            }
+            for (i, x) in a.enumerated() { flatten(x, "\(path)[\(i)]", into: &lines) }
+        } else {
+            lines.append("\(path) = \(scalar(v))")
+        }
+    }
+
+    static func scalar(_ v: Any) -> String {
+        if let s = v as? String { return s }
+        if let d = v as? [String: Any], let data = try? JSONSerialization.data(withJSONObject: d, options: [.sortedKeys]) {
+            return String(decoding: data, as: UTF8.self)
+        }
+        return "\(v)"
+    }
+
+    static func jsonString(_ s: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
     }
 }
