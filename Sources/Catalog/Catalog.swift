@@ -333,6 +333,7 @@ public final class Catalog: Sendable {
                     arguments: [c.runID, e.path, e.stage, e.reason, Self.now(), e.severity.rawValue])
             }
             guard let incoming = c.assets else { return records }
+            try db.execute(sql: "INSERT OR REPLACE INTO folder_digest(dir, digest) VALUES (?, ?)", arguments: [c.dir, Self.derivationDigest(c)])
             if let t = c.takeoutAlbumTitle {
                 try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: ["takeout_album:" + c.dir, t])
             } else {
@@ -388,6 +389,33 @@ public final class Catalog: Sendable {
                 }
             }
             return records
+        }
+    }
+
+    /// The digest a folder's derived assets leave in `folder_digest`: every column `commitFolder` would
+    /// write for them, their resources with hashes, and the folder's Takeout album title (FNV-1a 64).
+    public static func derivationDigest(_ c: FolderCommit) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ s: String) {
+            for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+            h = (h ^ 0x1F) &* 0x0000_0100_0000_01B3
+        }
+        add(c.takeoutAlbumTitle ?? "-")
+        for i in (c.assets ?? []).sorted(by: { $0.asset.id < $1.asset.id }) {
+            for (k, v) in values(i).sorted(by: { $0.key < $1.key }) { add(k + "=" + (v?.databaseValue.description ?? "NULL")) }
+            for (r, hash) in zip(i.asset.resources, i.resourceHashes) {
+                add("\(r.type.rawValue)|\(r.path)|\(r.originalFilename)|\(r.uniformTypeIdentifier ?? "")|\(r.fileSize ?? 0)|\(hash ?? "")|\(r.byteRange.map { "\($0.offset)+\($0.length)" } ?? "")")
+            }
+        }
+        return String(h, radix: 16)
+    }
+
+    /// Folder → digest of what it was last derived to (see `derivationDigest`).
+    public func folderDigests() throws(CatalogError) -> [String: String] {
+        try read { db in
+            var out: [String: String] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT dir, digest FROM folder_digest") { out[r["dir"]] = r["digest"] }
+            return out
         }
     }
 

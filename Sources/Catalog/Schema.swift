@@ -235,7 +235,10 @@ enum Schema {
             let hadFiles = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM file)") ?? false
             try db.execute(
                 sql: """
-                    CREATE TABLE file_facts (path TEXT PRIMARY KEY, facts BLOB NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE file_facts (path TEXT PRIMARY KEY, facts BLOB NOT NULL);  -- rowid: blobs of KBs
+                    -- What a folder was last derived to (a digest of its assets' columns and resources), so a
+                    -- re-derivation that arrives at the same assets writes nothing.
+                    CREATE TABLE folder_digest (dir TEXT PRIMARY KEY, digest TEXT NOT NULL) WITHOUT ROWID;
                     ALTER TABLE file ADD COLUMN probe_version INTEGER;
                     DROP TABLE file_classification;
                     UPDATE file SET classified = 0;

@@ -217,7 +217,7 @@ public final class Ingestor: Sendable {
                     while let (batch, rows) = try nextBatch() {
                         let folderRoot = Self.folderRoot(batch.dir, rows: rows, known: knownRoots, walkRoot: rootDir)
                         if !partial, !rederive, Self.isUnchanged(batch, rows, root: folderRoot) {
-                            for r in rows where r.status == "skipped" { summary.outcomes.countStoredSkip(r.skipCategory) }
+                            for r in rows where r.status == "skipped" || r.status == "own" { summary.outcomes.countStoredSkip(r.skipCategory) }
                             summary.filesSeen += batch.files.count
                             summary.filesUnchanged += batch.files.count
                             p.filesDone += batch.files.count
@@ -414,7 +414,7 @@ public final class Ingestor: Sendable {
         let present = Set(batch.files.map(\.path))
         let vanished = partial ? [] : rows.filter { !present.contains($0.path) }.map(\.path)
         var prepared = Prepared(commit: nil, seen: batch.files.count, probed: 0, unchanged: known.count, errors: [], orphans: 0, dir: batch.dir)
-        for (row, _) in known where row.status == "skipped" { prepared.outcomes.countStoredSkip(row.skipCategory) }
+        for (row, _) in known where row.status == "skipped" || row.status == "own" { prepared.outcomes.countStoredSkip(row.skipCategory) }
         if toProbe.isEmpty && vanished.isEmpty && !rederive { return prepared }
 
         // Probe and hash what is new or changed on the shared pool, under the per-file time budget, in file order.
@@ -458,7 +458,8 @@ public final class Ingestor: Sendable {
             let c = rules.classify(report)
             classifications.append(c)
             guard let fp = f.fingerprint else { continue }  // unreadable: an error row, no file row
-            let status = notMedia != nil ? "skipped" : !errs.isEmpty ? "error" : !damage.isEmpty ? "damaged" : "ok"
+            let status =
+                notMedia.map { $0.category == NotMedia.shoebox ? "own" : "skipped" } ?? (!errs.isEmpty ? "error" : !damage.isEmpty ? "damaged" : "ok")
             let note = notMedia?.reason ?? (errs.first ?? damage.first).map { "\($0.stage.rawValue): \($0.reason)" }
             let facts = DerivationRules.encode(report)
             files.append(
@@ -521,41 +522,68 @@ public final class Ingestor: Sendable {
     }
 
     /// Re-derives stored folders from their facts alone — no source file is opened, so it works with the
-    /// roots offline. Folders in `except` (already derived by the running ingest) are left out.
+    /// roots offline. Folders in `except` (already derived by the running ingest) are left out. Folders are
+    /// derived in parallel (decode facts, classify, assemble: pure) and committed in order; a folder that
+    /// derives to what it was (its digest in `folder_digest`) is not written.
     public func rederiveStored(runID: Int64, except: Set<String> = [], into s: inout RederiveSummary) throws {
         let rules = options.rules
-        for (dir, root) in try catalog.folders() where !except.contains(dir) {
-            let rows = try catalog.files(inDirectory: dir)
-            let stored = try catalog.facts(inDirectory: dir)
-            var classifications: [FileClassification] = []
-            var hashes: [String: String] = [:]
-            var files: [FileRow] = []
-            var usable = true
-            for row in rows {
-                guard row.probeVersion == Prober.version, let blob = stored[row.path], let report = DerivationRules.decode(blob) else {
-                    usable = false
-                    break
-                }
-                let c = rules.classify(report)
-                classifications.append(c)
-                if let h = row.contentHash { hashes[row.path] = h }
-                if c.role.rawValue != row.role || c.kind.rawValue != row.kind {
-                    var r = row
-                    r.role = c.role.rawValue
-                    r.kind = c.kind.rawValue
-                    files.append(r)
-                }
+        let folders = try catalog.folders().filter { !except.contains($0.dir) }
+        let digests = try catalog.folderDigests()
+        let catalog = self.catalog
+        let window = 256
+        var start = 0
+        while start < folders.count {
+            let batch = Array(folders[start..<min(start + window, folders.count)])
+            start += batch.count
+            let results = ResultBox<FolderDerivation>(count: batch.count)
+            DispatchQueue.concurrentPerform(iterations: batch.count) { k in
+                let (dir, root) = batch[k]
+                results[k] = Result { try Self.derive(dir: dir, root: root, runID: runID, rules: rules, catalog: catalog) }
             }
-            guard usable, !rows.isEmpty else {
-                if !rows.isEmpty { s.keptFolders.append(dir) }
-                continue
+            for (k, result) in results.values.enumerated() {
+                let d = try result.get()
+                let dir = batch[k].dir
+                guard let commit = d.commit else {
+                    if d.files > 0 { s.keptFolders.append(dir) }
+                    continue
+                }
+                s.folders += 1
+                s.files += d.files
+                if commit.files.isEmpty, digests[dir] == Catalog.derivationDigest(commit) { continue }  // nothing changed
+                s.records += try catalog.commitFolder(commit)
             }
-            let (commit, _) = Self.commit(
-                classifications, hashes: hashes, files: files, vanished: [], errors: [], root: root, dir: dir, runID: runID)
-            s.records += try catalog.commitFolder(commit)
-            s.folders += 1
-            s.files += rows.count
         }
+    }
+
+    /// One folder derived from its stored facts: its commit, or nil when a file has no usable facts.
+    struct FolderDerivation: Sendable {
+        var commit: FolderCommit?
+        var files: Int
+    }
+
+    static func derive(dir: String, root: String, runID: Int64, rules: DerivationRules, catalog: Catalog) throws -> FolderDerivation {
+        let rows = try catalog.files(inDirectory: dir)
+        let stored = try catalog.facts(inDirectory: dir)
+        var classifications: [FileClassification] = []
+        var hashes: [String: String] = [:]
+        var files: [FileRow] = []
+        for row in rows {
+            guard row.probeVersion == Prober.version, let blob = stored[row.path], let report = DerivationRules.decode(blob) else {
+                return FolderDerivation(commit: nil, files: rows.count)
+            }
+            let c = rules.classify(report)
+            classifications.append(c)
+            if let h = row.contentHash { hashes[row.path] = h }
+            if c.role.rawValue != row.role || c.kind.rawValue != row.kind {
+                var r = row
+                r.role = c.role.rawValue
+                r.kind = c.kind.rawValue
+                files.append(r)
+            }
+        }
+        guard !rows.isEmpty else { return FolderDerivation(commit: nil, files: 0) }
+        let (commit, _) = Self.commit(classifications, hashes: hashes, files: files, vanished: [], errors: [], root: root, dir: dir, runID: runID)
+        return FolderDerivation(commit: commit, files: rows.count)
     }
 
     /// `shoebox rederive`: every folder derived again from its stored facts (the roots may be offline), the
@@ -573,4 +601,16 @@ public final class Ingestor: Sendable {
         s.elapsed = Date().timeIntervalSince(start)
         return s
     }
+}
+
+/// Results written by index from `concurrentPerform` workers (each index by one worker only).
+final class ResultBox<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [Result<T, any Error>?]
+    init(count: Int) { items = Array(repeating: nil, count: count) }
+    subscript(i: Int) -> Result<T, any Error>? {
+        get { lock.withLock { items[i] } }
+        set { lock.withLock { items[i] = newValue } }
+    }
+    var values: [Result<T, any Error>] { lock.withLock { items.map { $0! } } }
 }

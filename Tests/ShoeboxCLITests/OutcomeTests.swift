@@ -53,6 +53,9 @@ import TestSupport
         let first = try Self.shoebox(["ingest", "--catalog", catalog, "--progress", "none", "--thumbnails", root + "/thumbs", "--thumbnail-sizes", "32", root])
         #expect(first.status == 1, "\(first.stdout)\n\(first.stderr)")
         #expect(FileManager.default.fileExists(atPath: root + "/thumbs/.shoebox-thumbnails"))
+        // A creation-request manifest written into the root is ours too (recognised by its header line).
+        let manifest = try Self.shoebox(["requests", "--catalog", catalog, "--out", root + "/requests.jsonl"])
+        #expect(manifest.status == 0, "\(manifest.stderr)")
         // Second run without the stage: the thumbnail folder is recognised by its marker, the catalog and its
         // -wal/-shm by SQLite's application_id or path; only real media problems remain.
         try? FileManager.default.removeItem(atPath: catalog)
@@ -77,7 +80,7 @@ import TestSupport
         // None of our own files is a file row, an error or an asset.
         let assets = try c.allAssets(includeTrashed: true)
         #expect(!assets.contains { $0.asset.id.hasPrefix("thumbs/") || $0.asset.id.contains("shoebox.sqlite") })
-        #expect(!skipped.contains { $0.path.hasPrefix(root + "/thumbs") || $0.path.hasPrefix(catalog) })
+        #expect(!skipped.contains { $0.path.hasPrefix(root + "/thumbs") || $0.path.hasPrefix(catalog) || $0.path.hasSuffix("requests.jsonl") })
         #expect(run.stdout.contains("of Shoebox's own files left out"), "\(run.stdout)")
         #expect(run.stdout.contains("2 damaged (catalogued), 0 failed (not catalogued), \(skipped.count) skipped"), "\(run.stdout)")
         // The assets equal the corpus ground truth's count (damaged files included).
