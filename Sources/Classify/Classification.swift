@@ -5,7 +5,7 @@ import PhotoModel
 /// each with the reason that names its evidence. Pure data; no I/O.
 public struct FileClassification: Sendable, Equatable, Codable {
     public enum Role: String, Sendable, Codable {
-        case image, video, adjustmentSidecar, xmpSidecar, takeoutJSON, unsupported
+        case image, video, audio, adjustmentSidecar, xmpSidecar, takeoutJSON, unsupported
     }
 
     public var path: String
@@ -51,7 +51,7 @@ public struct FileClassification: Sendable, Equatable, Codable {
         self.role = role
         self.fileSize = fileSize
         self.mediaType = mediaType
-        self.playbackStyle = mediaType == .video ? .video : (mediaType == .image ? .image : .unsupported)
+        self.playbackStyle = mediaType == .video || mediaType == .audio ? .video : (mediaType == .image ? .image : .unsupported)
     }
 
     mutating func add(_ subtype: MediaSubtypes, _ name: String, _ evidence: String) {

@@ -112,7 +112,8 @@ enum RawTIFF {
         let be = b[0] == 0x4D
         guard let ifd0 = BinaryReader.uint(b, at: 4, size: 4, bigEndian: be) else { return nil }
         guard let n = BinaryReader.uint(b, at: Int(ifd0), size: 2, bigEndian: be) else {
-            return "IFD0 at offset \(ifd0) lies past the end"
+            // Past this prefix but inside the file: `TIFFDirectories` reads it there.
+            return ifd0 + 2 > fileSize ? "IFD0 at offset \(ifd0) lies past the end" : nil
         }
         let end = ifd0 + 2 + 12 * n
         if end > fileSize { return "IFD0 declares \(n) entries ending at byte \(end)" }
