@@ -29,7 +29,8 @@ public enum Classifier {
         size(r, &c)
         switch role {
         case .image: image(r, &c, name: name)
-        case .audio: c.duration = r.quickTime?.durationSeconds ?? r.format?.durationSeconds
+        case .audio:
+            c.duration = r.quickTime?.durationSeconds ?? r.format?.durationSeconds ?? r.streams.first(where: { $0.type == "audio" })?.durationSeconds
         default: video(r, &c, name: name)
         }
         return c

@@ -108,7 +108,7 @@ struct ProbeContext {
         case .bmp, .psd, .jp2, .j2k, .jxl, .ico, .tga, .pnm: readStill(kind)
         case .mp3, .wav, .aiff:
             if kind == .wav { checkRIFFSize() }
-            readWithLibavformat(analyze: false)
+            readWithLibavformat(analyze: true)  // an MP3's duration needs the stream analysed
         case _ where kind.isTIFFBased: kind = readTIFF()
         case _ where kind.isBMFF: readBMFF()
         case .avi, .matroska, .webm, .mpegTS:

@@ -338,7 +338,7 @@ struct TIFFDirectories: Sendable {
             }
         }
         let v = integers(e, max: 2)
-        return v.isEmpty ? nil : v.map(Double.init)
+        return v.isEmpty ? nil : v.map { Double($0) }
     }
 
     // MARK: - A block for libexif
