@@ -36,8 +36,13 @@ struct StillImageReading {
 /// Header readers for BMP, PSD/PSB, JPEG 2000, JPEG XL, ICO/CUR, TGA and Netpbm. Every read is bounded
 /// (headers are a few hundred bytes; box walks visit at most `maxBoxes` boxes and check every size
 /// against the file); nothing is decoded.
-enum StillImageHeaders {
+public enum StillImageHeaders {
     static let maxBoxes = 1024
+
+    /// The header facts of a BMP, PSD, JPEG 2000, JPEG XL, ICO, TGA or Netpbm file.
+    public static func facts(_ kind: ContainerKind, _ src: any ByteSource) throws(ProbeError) -> StillImageFacts {
+        try read(kind, src).facts
+    }
 
     static func read(_ kind: ContainerKind, _ src: any ByteSource) throws(ProbeError) -> StillImageReading {
         switch kind {

@@ -9,16 +9,16 @@
 /// `exifBlock()` therefore writes a compact classic TIFF holding only IFD0, IFD1, Exif, GPS and Interop
 /// (values copied, offsets rewritten, large blobs such as XMP and ICC left out) for libexif to read;
 /// image geometry, SubIFDs, XMP (tag 700) and the file type are read here directly (`docs/architecture.md`).
-struct TIFFDirectories: Sendable {
+public struct TIFFDirectories: Sendable {
     /// Which directory an IFD is.
-    enum Role: Sendable, Equatable, CustomStringConvertible {
+    public enum Role: Sendable, Equatable, CustomStringConvertible {
         /// The n-th IFD of the main chain (0 = IFD0).
         case chain(Int)
         case exif, gps, interop
         /// The n-th SubIFD (tag 0x014A) of the chain IFD `parent`.
         case sub(parent: Int, index: Int)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .chain(let n): return "IFD\(n)"
             case .exif: return "ExifIFD"
@@ -29,33 +29,33 @@ struct TIFFDirectories: Sendable {
         }
     }
 
-    struct Entry: Sendable, Equatable {
-        var tag: UInt16
-        var type: UInt16
-        var count: UInt64
+    public struct Entry: Sendable, Equatable {
+        public var tag: UInt16
+        public var type: UInt16
+        public var count: UInt64
         /// The value field as stored in the entry (4 bytes, BigTIFF 8): the value itself when it fits.
         var field: [UInt8]
         /// Where the field sits in the file.
         var fieldOffset: UInt64
     }
 
-    struct Directory: Sendable, Equatable {
-        var role: Role
-        var offset: UInt64
-        var entries: [Entry]
+    public struct Directory: Sendable, Equatable {
+        public var role: Role
+        public var offset: UInt64
+        public var entries: [Entry]
 
-        func entry(_ tag: UInt16) -> Entry? { entries.first { $0.tag == tag } }
+        public func entry(_ tag: UInt16) -> Entry? { entries.first { $0.tag == tag } }
     }
 
-    let bigEndian: Bool
+    public let bigEndian: Bool
     /// BigTIFF (version 43): 8-byte counts and offsets, 20-byte entries.
-    let isBigTIFF: Bool
+    public let isBigTIFF: Bool
     /// The header's version number: 42, 43, or a vendor's (Panasonic 0x55, Olympus 0x4F52/0x5352).
-    let magic: UInt16
-    private(set) var directories: [Directory] = []
-    private(set) var warnings: [String] = []
+    public let magic: UInt16
+    public private(set) var directories: [Directory] = []
+    public private(set) var warnings: [String] = []
     /// IFDs reached a second time (never legitimate; the walk does not follow them).
-    private(set) var loops: [String] = []
+    public private(set) var loops: [String] = []
 
     private let source: any ByteSource
 
@@ -67,7 +67,7 @@ struct TIFFDirectories: Sendable {
     static let maxValueBytes = 16 << 20
 
     /// Reads the header and walks every directory.
-    init(_ source: any ByteSource) throws(ProbeError) {
+    public init(_ source: any ByteSource) throws(ProbeError) {
         self.source = source
         let h = try source.read(at: 0, count: 16)
         guard h.count >= 8 else { throw ProbeError(.truncated, "TIFF header: \(h.count) bytes, needs 8") }
@@ -267,7 +267,7 @@ struct TIFFDirectories: Sendable {
     }
 
     /// The main image of a plain TIFF: the first full-resolution IFD of the chain that has a size.
-    var mainImage: (directory: Directory, width: Int, height: Int)? {
+    public var mainImage: (directory: Directory, width: Int, height: Int)? {
         for d in directories {
             guard case .chain = d.role, isFullResolution(d), let s = size(of: d) else { continue }
             return (d, s.width, s.height)
@@ -288,7 +288,7 @@ struct TIFFDirectories: Sendable {
     /// The file type by structure, never by maker alone: DNG by DNGVersion; NEF, ARW, PEF and SRW only
     /// when an IFD holds sensor data (a Nikon Coolpix or RICOH fax TIFF is a TIFF); unsure is TIFF.
     /// CR2, ORF and RW2 have their own header signatures (`Sniffer`).
-    var refinedKind: ContainerKind {
+    public var refinedKind: ContainerKind {
         guard let ifd0 else { return .tiff }
         if ifd0.entry(0xC612) != nil { return .dng }
         guard imageDirectories.contains(where: holdsRawData) else { return .tiff }
@@ -302,7 +302,7 @@ struct TIFFDirectories: Sendable {
 
     /// The developed size of a RAW: the full-resolution SubIFD's DefaultCropSize (DNG) or the largest
     /// full-resolution SubIFD, else the largest chain IFD that holds sensor data.
-    var rawSize: (width: Int, height: Int, source: String)? {
+    public var rawSize: (width: Int, height: Int, source: String)? {
         func area(_ s: (width: Int, height: Int)) -> UInt64 { UInt64(s.width) * UInt64(s.height) }
         var best: (width: Int, height: Int, source: String)?
         for d in directories {
@@ -347,10 +347,10 @@ struct TIFFDirectories: Sendable {
     /// Photoshop resources, DNG private data) and pointers it would follow into the original file.
     static let notForLibexif: Set<UInt16> = [0x014A, 0x02BC, 0x83BB, 0x8649, 0x8773, 0x935C, 0xC634, 0x8769, 0x8825, 0xA005]
 
-    /// A classic TIFF of at most `limit` bytes with IFD0, IFD1, Exif, GPS and Interop (values copied,
+    /// A classic TIFF of at most `limit` bytes (default: libexif's `ExifReader.maxBlock` less its `Exif\0\0`) with IFD0, IFD1, Exif, GPS and Interop (values copied,
     /// offsets rewritten, BigTIFF 8-byte integers narrowed where they fit). When everything does not fit,
     /// the largest values are left out first. Strip and tile offsets keep their file-relative values.
-    func exifBlock(limit: Int = ExifReader.maxBlock - 6) -> (block: [UInt8], dropped: [String]) {
+    public func exifBlock(limit: Int = 0xFFFE) -> (block: [UInt8], dropped: [String]) {
         struct Item {
             var tag: UInt16
             var type: UInt16

@@ -1,16 +1,16 @@
 /// Photoshop image resource blocks (`8BIM`): JPEG APP13 "Photoshop 3.0", the PSD resource section, TIFF
 /// tag 34377. Bounded: each block is checked against the buffer, at most `maxBlocks` are listed.
-enum PhotoshopResources {
-    struct Block: Sendable, Equatable {
-        var id: UInt16
+public enum PhotoshopResources {
+    public struct Block: Sendable, Equatable {
+        public var id: UInt16
         /// Where the block's data sits in the buffer given.
-        var range: Range<Int>
+        public var range: Range<Int>
     }
 
     static let maxBlocks = 4096
 
     /// The resource blocks of `b` from `start`; reading stops at the first malformed block.
-    static func blocks(_ b: [UInt8], from start: Int = 0) -> [Block] {
+    public static func blocks(_ b: [UInt8], from start: Int = 0) -> [Block] {
         var out: [Block] = []
         var i = start
         while i + 12 <= b.count, out.count < maxBlocks, b.matches("8BIM", at: i) {
@@ -30,17 +30,17 @@ enum PhotoshopResources {
 }
 
 /// What an IPTC-IIM block says about when the picture was made.
-struct IPTCFacts: Sendable, Equatable {
+public struct IPTCFacts: Sendable, Equatable {
     /// 2:55 DateCreated (`CCYYMMDD`).
-    var dateCreated: String?
+    public var dateCreated: String?
     /// 2:60 TimeCreated (`HHMMSS±HHMM`).
-    var timeCreated: String?
+    public var timeCreated: String?
     /// 2:62 DigitalCreationDate and 2:63 DigitalCreationTime.
-    var digitalDate: String?
-    var digitalTime: String?
+    public var digitalDate: String?
+    public var digitalTime: String?
 
     /// A date from a date and a time dataset; nil when the date is not a whole calendar date.
-    static func date(_ date: String?, _ time: String?) -> FileDate? {
+    public static func date(_ date: String?, _ time: String?) -> FileDate? {
         guard let d = date, d.utf8.count == 8, d.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
         let c = Array(d)
         var local = String(c[0..<4]) + "-" + String(c[4..<6]) + "-" + String(c[6..<8])
@@ -59,8 +59,8 @@ struct IPTCFacts: Sendable, Equatable {
 
 /// IPTC-IIM datasets (`0x1C record dataset length value`), bounded by the buffer; only record 2's dates
 /// are kept.
-enum IPTCReader {
-    static func read(_ b: [UInt8]) -> IPTCFacts {
+public enum IPTCReader {
+    public static func read(_ b: [UInt8]) -> IPTCFacts {
         var f = IPTCFacts()
         var i = 0
         var n = 0

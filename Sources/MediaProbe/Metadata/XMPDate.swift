@@ -4,14 +4,14 @@
 /// A value that does not match the grammar whole is rejected (nil), never half-read: `2009-09-09T17:00:00,
 /// 2009-09-09` is not a date with an offset of −09:09. Reduced precision is kept as midnight / the first
 /// day and named in `precision`. `YYYY:MM:DD` (EXIF-style colons) is accepted as the date part.
-enum XMPDate {
-    struct Parsed: Equatable {
-        var date: FileDate
+public enum XMPDate {
+    public struct Parsed: Equatable, Sendable {
+        public var date: FileDate
         /// Empty for a full date-time, else " (date only)", " (year and month only)", " (year only)".
-        var precision: String
+        public var precision: String
     }
 
-    static func parse(_ s: String) -> Parsed? {
+    public static func parse(_ s: String) -> Parsed? {
         let c = Array(s.trimmingWhitespace().utf8)
         var i = 0
         func digits(_ n: Int) -> Int? {
