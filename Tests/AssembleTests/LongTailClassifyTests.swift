@@ -3,8 +3,8 @@ import Classify
 import Foundation
 import MediaProbe
 import PhotoModel
-import Testing
 import TestSupport
+import Testing
 
 /// The long tail as assets: every generated long-tail fixture gets its media type (audio is audio, the
 /// new still formats are images), audio gets its duration, and dates come from IPTC / `©day` where those
@@ -18,8 +18,12 @@ import TestSupport
         let e = try #require(Self.expected.first { $0["file"] as? String == name })
         let c = Classifier.classify(Prober().probe(path: Corpus.fixtures.appendingPathComponent("generated/" + name).path))
         #expect(c.mediaType.name == e["mediaType"] as? String, "\(name): \(c.mediaType) \(c.reasons)")
-        if let d = e["duration"] as? Double { #expect(abs((c.duration ?? 0) - d) < 0.1, "\(name): duration \(String(describing: c.duration))") }
-        if let d = e["creationDate"] as? String { #expect(c.creationDate?.description == d, "\(name): \(String(describing: c.creationDateSource))") }
+        if let d = e["duration"] as? Double {
+            #expect(abs((c.duration ?? 0) - d) < 0.1, "\(name): duration \(String(describing: c.duration))")
+        }
+        if let d = e["creationDate"] as? String {
+            #expect(c.creationDate?.description == d, "\(name): \(String(describing: c.creationDateSource))")
+        }
         if c.mediaType == .audio { #expect(c.pixelWidth == 0 && c.pixelHeight == 0) }
     }
 
@@ -36,16 +40,18 @@ import TestSupport
         }
     }
 
-    @Test(.enabled(if: LongTail.isAvailable, "\(LongTail.skipMessage)"), arguments: [
-        ("m4a/Issue 337 (dotnet).m4a", "audio", nil),
-        ("mp4/Issue 515 (java).mp4", "video", "2020-11-20T15:04:02+01:00"),
-        ("jpg/Issue 600 (2).jpg", "image", "2009-09-09T17:00:00+00:00"),
-        ("jpg/issue 121.jpg", "image", "2011-06-14T15:47:00+02:00"),
-        ("bmp/24bpp-10x10.bmp", "image", nil),
-        ("psd/8x4x8bit-Grayscale.psd", "image", nil),
-        ("jpg2000/balloon.jp2", "image", nil),
-        ("tif/BigTIFF/BigTIFF.tif", "image", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        .enabled(if: LongTail.isAvailable, "\(LongTail.skipMessage)"),
+        arguments: [
+            ("m4a/Issue 337 (dotnet).m4a", "audio", nil),
+            ("mp4/Issue 515 (java).mp4", "video", "2020-11-20T15:04:02+01:00"),
+            ("jpg/Issue 600 (2).jpg", "image", "2009-09-09T17:00:00+00:00"),
+            ("jpg/issue 121.jpg", "image", "2011-06-14T15:47:00+02:00"),
+            ("bmp/24bpp-10x10.bmp", "image", nil),
+            ("psd/8x4x8bit-Grayscale.psd", "image", nil),
+            ("jpg2000/balloon.jp2", "image", nil),
+            ("tif/BigTIFF/BigTIFF.tif", "image", nil),
+        ] as [(String, String, String?)])
     func realFileIsClassified(_ file: String, _ mediaType: String, _ date: String?) throws {
         let c = Classifier.classify(Prober().probe(path: try #require(LongTail.path(file))))
         #expect(c.mediaType.name == mediaType, "\(file)")

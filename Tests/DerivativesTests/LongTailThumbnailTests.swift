@@ -1,8 +1,8 @@
 import Catalog
 import Foundation
 import Pipeline
-import Testing
 import TestSupport
+import Testing
 
 @testable import Derivatives
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import MediaProbe
 
@@ -43,18 +43,26 @@ import TestSupport
 
     static let rows: [Row] = [
         Row(
-            file: "tif/Issue 555 (1).tif", kind: .tiff, width: 1600, height: 1300, date: "2021-07-22T10:18:45", dateField: .original,
+            file: "tif/Issue 555 (1).tif", kind: .tiff, width: 1600, height: 1300, date: "2021-07-22T10:18:45",
+            dateField: .original,
             latitude: -20.44058, longitude: 57.31885, make: "DJI", model: "FC6360"),
         Row(
             file: "tif/Issue 16.tif", kind: .tiff, width: 728, height: 825, date: "2010-09-30T16:06:06", dateField: .original,
             make: "Phase One", model: "P 45+"),
-        Row(file: "tif/ImageTestSuite/f8179f8f5e566349cf3583a1ff3ea95c.tif", kind: .tiff, width: 1656, height: 2339, make: "RICOH"),
+        Row(
+            file: "tif/ImageTestSuite/f8179f8f5e566349cf3583a1ff3ea95c.tif", kind: .tiff, width: 1656, height: 2339, make: "RICOH"
+        ),
         Row(file: "tif/ImageTestSuite/b52a2fceb34f9b31cb417379cf8c02ba.tif", kind: .tiff, width: 54, height: 50),
         Row(file: "tif/BigTIFF/BigTIFF.tif", kind: .tiff, width: 64, height: 64),
-        Row(file: "jpg/Issue 600 (2).jpg", kind: .jpeg, width: 1280, height: 1024, date: "2009-09-09T17:00:00+00:00", dateField: .iptcCreation),
-        Row(file: "jpg/issue 121.jpg", kind: .jpeg, width: 164, height: 144, date: "2011-06-14T15:47:00+02:00", dateField: .xmpCreation),
         Row(
-            file: "jpg/Kodak ProBack.jpg", kind: .jpeg, width: 1228, height: 877, date: "2004-03-13T12:33:04", dateField: .original,
+            file: "jpg/Issue 600 (2).jpg", kind: .jpeg, width: 1280, height: 1024, date: "2009-09-09T17:00:00+00:00",
+            dateField: .iptcCreation),
+        Row(
+            file: "jpg/issue 121.jpg", kind: .jpeg, width: 164, height: 144, date: "2011-06-14T15:47:00+02:00",
+            dateField: .xmpCreation),
+        Row(
+            file: "jpg/Kodak ProBack.jpg", kind: .jpeg, width: 1228, height: 877, date: "2004-03-13T12:33:04",
+            dateField: .original,
             make: "Kodak", model: "ProBack"),
         Row(file: "jpg/beach.jpg", kind: .jpeg, width: 200, height: 200),
         Row(
@@ -71,7 +79,9 @@ import TestSupport
         let path = try #require(LongTail.path(row.file))
         let r = Prober().probe(path: path)
         #expect(r.kind == row.kind, "\(row.file): kind \(r.kind)")
-        #expect(r.pixelWidth?.value == row.width && r.pixelHeight?.value == row.height, "\(row.file): \(String(describing: r.pixelWidth)) × \(String(describing: r.pixelHeight))")
+        #expect(
+            r.pixelWidth?.value == row.width && r.pixelHeight?.value == row.height,
+            "\(row.file): \(String(describing: r.pixelWidth)) × \(String(describing: r.pixelHeight))")
         if let date = row.date, let field = row.dateField {
             #expect(field.value(r.dates)?.value.description == date, "\(row.file): \(r.dates)")
         }
@@ -117,12 +127,16 @@ import TestSupport
         #expect(r.isClean, "\(name): \(r.issues)")
         #expect(r.kind.rawValue == e["kind"] as? String, "\(name): kind \(r.kind)")
         if let w = e["width"] as? Int, let h = e["height"] as? Int {
-            #expect(r.pixelWidth?.value == w && r.pixelHeight?.value == h, "\(name): \(String(describing: r.pixelWidth)) \(String(describing: r.pixelHeight))")
+            #expect(
+                r.pixelWidth?.value == w && r.pixelHeight?.value == h,
+                "\(name): \(String(describing: r.pixelWidth)) \(String(describing: r.pixelHeight))")
         }
         if let o = e["orientation"] as? Int { #expect(r.orientation?.value == o) }
         if let d = e["dateTimeOriginal"] as? String { #expect(r.dates.original?.value.description == d, "\(name): \(r.dates)") }
         if let lat = e["latitude"] as? Double, let lon = e["longitude"] as? Double {
-            #expect(abs((r.location?.value.latitude ?? 0) - lat) < 1e-4 && abs((r.location?.value.longitude ?? 0) - lon) < 1e-4, "\(name)")
+            #expect(
+                abs((r.location?.value.latitude ?? 0) - lat) < 1e-4 && abs((r.location?.value.longitude ?? 0) - lon) < 1e-4,
+                "\(name)")
         } else if e.keys.contains("latitude") {
             #expect(r.location == nil, "\(name): 0,0 is no location")
         }
@@ -133,23 +147,27 @@ import TestSupport
 
     // MARK: - XMP dates
 
-    @Test(arguments: [
-        ("2011-06-14T15:47+02:00", "2011-06-14T15:47:00+02:00", ""),
-        ("2016-05-04T12:00:00.123+02:00", "2016-05-04T12:00:00.123+02:00", ""),
-        ("2016-05-04T12:00:00Z", "2016-05-04T12:00:00+00:00", ""),
-        ("2016-05-04T12:00:00", "2016-05-04T12:00:00", ""),
-        ("2016-05-04", "2016-05-04T00:00:00", " (date only)"),
-        ("2016-05", "2016-05-01T00:00:00", " (year and month only)"),
-        ("2016", "2016-01-01T00:00:00", " (year only)"),
-        ("2012:05:22 15:52:27+01:00", nil, ""),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            ("2011-06-14T15:47+02:00", "2011-06-14T15:47:00+02:00", ""),
+            ("2016-05-04T12:00:00.123+02:00", "2016-05-04T12:00:00.123+02:00", ""),
+            ("2016-05-04T12:00:00Z", "2016-05-04T12:00:00+00:00", ""),
+            ("2016-05-04T12:00:00", "2016-05-04T12:00:00", ""),
+            ("2016-05-04", "2016-05-04T00:00:00", " (date only)"),
+            ("2016-05", "2016-05-01T00:00:00", " (year and month only)"),
+            ("2016", "2016-01-01T00:00:00", " (year only)"),
+            ("2012:05:22 15:52:27+01:00", nil, ""),
+        ] as [(String, String?, String)])
     func xmpDateGrammar(_ text: String, _ expected: String?, _ precision: String) {
         let d = XMPDate.parse(text)
         #expect(d?.date.description == expected, "\(text)")
         if expected != nil { #expect(d?.precision == precision) }
     }
 
-    @Test(arguments: ["2009-09-09T17:00:00, 2009-09-09", "2009-13-01", "2009-09-09T25:00", "2009-09-09T17", "09-09-2009", "2009-09-09T17:00+0930x", ""])
+    @Test(arguments: [
+        "2009-09-09T17:00:00, 2009-09-09", "2009-13-01", "2009-09-09T25:00", "2009-09-09T17", "09-09-2009",
+        "2009-09-09T17:00+0930x", "",
+    ])
     func malformedXMPDatesAreRejectedWhole(_ text: String) {
         #expect(XMPDate.parse(text) == nil, "\(text)")
     }
@@ -165,12 +183,16 @@ import TestSupport
     // MARK: - TIFF directories on hostile bytes
 
     /// A little-endian TIFF with one IFD of `entries` at `ifdOffset` (padding before it).
-    static func tiff(ifdOffset: Int = 8, entries: [(UInt16, UInt16, UInt32, UInt32)], next: UInt32 = 0, tail: [UInt8] = []) -> [UInt8] {
+    static func tiff(ifdOffset: Int = 8, entries: [(UInt16, UInt16, UInt32, UInt32)], next: UInt32 = 0, tail: [UInt8] = [])
+        -> [UInt8]
+    {
         func le(_ v: UInt64, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
         var b: [UInt8] = [0x49, 0x49, 42, 0] + le(UInt64(ifdOffset), 4)
         b += [UInt8](repeating: 0, count: ifdOffset - 8)
         b += le(UInt64(entries.count), 2)
-        for (tag, type, count, value) in entries { b += le(UInt64(tag), 2) + le(UInt64(type), 2) + le(UInt64(count), 4) + le(UInt64(value), 4) }
+        for (tag, type, count, value) in entries {
+            b += le(UInt64(tag), 2) + le(UInt64(type), 2) + le(UInt64(count), 4) + le(UInt64(value), 4)
+        }
         return b + le(UInt64(next), 4) + tail
     }
 
@@ -225,10 +247,14 @@ import TestSupport
 
     @Test func sniffingNeedsTheWholeSignature() {
         #expect(Sniffer.sniff(Array("BM".utf8) + [UInt8](repeating: 0, count: 40), fileSize: 42) == .unknown)
-        #expect(Sniffer.sniff([0, 0, 1, 0, 1, 0] + [UInt8](repeating: 0, count: 30), fileSize: 36) == .unknown, "an ICO entry must point at data")
+        #expect(
+            Sniffer.sniff([0, 0, 1, 0, 1, 0] + [UInt8](repeating: 0, count: 30), fileSize: 36) == .unknown,
+            "an ICO entry must point at data")
         #expect(Sniffer.sniff(Array("P6\n4 4\n255\n".utf8), fileSize: 100) == .pnm)
         #expect(Sniffer.sniff(Array("ID3\u{3}\0".utf8) + [UInt8](repeating: 0, count: 20), fileSize: 100) == .mp3)
-        #expect(Sniffer.sniff([0xFF, 0xFB, 0x90, 0x00] + [UInt8](repeating: 0, count: 20), fileSize: 100) == .unknown, "one frame header is not enough")
+        #expect(
+            Sniffer.sniff([0xFF, 0xFB, 0x90, 0x00] + [UInt8](repeating: 0, count: 20), fileSize: 100) == .unknown,
+            "one frame header is not enough")
     }
 
     @Test func truncatedStillHeadersAreErrorsNotCrashes() {

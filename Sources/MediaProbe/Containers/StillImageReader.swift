@@ -71,7 +71,9 @@ public enum StillImageHeaders {
         } else {
             // Signed: a negative height is a top-down bitmap.
             f.width = BinaryReader.uint(h, at: 18, size: 4, bigEndian: false).map { Int(Int32(bitPattern: UInt32($0)).magnitude) }
-            f.height = BinaryReader.uint(h, at: 22, size: 4, bigEndian: false).map { Int(Int32(bitPattern: UInt32($0)).magnitude) }
+            f.height = BinaryReader.uint(h, at: 22, size: 4, bigEndian: false).map {
+                Int(Int32(bitPattern: UInt32($0)).magnitude)
+            }
             f.bitsPerPixel = BinaryReader.uint(h, at: 28, size: 2, bigEndian: false).map { Int($0) }
             f.sizeSource = "BMP BITMAPINFOHEADER biWidth/biHeight"
         }
@@ -108,7 +110,9 @@ public enum StillImageHeaders {
 
     /// Exif in JP2: the `uuid` box "JpgTiffExif->JP2"; XMP: the `uuid` BE7ACFCB-97A9-42E8-9C71-999491E3AFAC.
     static let jp2ExifUUID: [UInt8] = Array("JpgTiffExif->JP2".utf8)
-    static let xmpUUID: [UInt8] = [0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8, 0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC]
+    static let xmpUUID: [UInt8] = [
+        0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8, 0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC,
+    ]
 
     static func boxes(_ src: any ByteSource, jxl: Bool) throws(ProbeError) -> StillImageReading {
         var r = StillImageReading(facts: StillImageFacts(format: jxl ? "JPEG XL" : "JP2", sizeSource: ""))
@@ -146,7 +150,9 @@ public enum StillImageHeaders {
                     r.facts.sizeSource = "JPEG 2000 jp2h/ihdr width/height"
                 }
             case "ftyp":
-                if let b = try? src.read(at: payload.offset, count: 4), b.count == 4, BinaryReader.fourCC(b) == "jpx " { r.facts.format = "JPX" }
+                if let b = try? src.read(at: payload.offset, count: 4), b.count == 4, BinaryReader.fourCC(b) == "jpx " {
+                    r.facts.format = "JPX"
+                }
             case "jp2c" where r.facts.width == nil:
                 let c = try j2k(src, at: payload.offset, format: "JP2")
                 r.facts.width = c.facts.width
@@ -209,7 +215,8 @@ public enum StillImageHeaders {
 
     /// JPEG XL codestream: signature FF 0A, then the bit-packed SizeHeader and the start of ImageMetadata
     /// (its orientation).
-    static func jxlCodestream(_ src: any ByteSource, at: UInt64, into r: inout StillImageReading, how: String) throws(ProbeError) {
+    static func jxlCodestream(_ src: any ByteSource, at: UInt64, into r: inout StillImageReading, how: String) throws(ProbeError)
+    {
         let b = try src.read(at: at, count: 32)
         guard b.count >= 4, b[0] == 0xFF, b[1] == 0x0A else {
             r.warnings.append("JPEG XL codestream at \(at) does not start with FF 0A")
@@ -243,7 +250,8 @@ public enum StillImageHeaders {
         let h = try src.readExactly(at: 0, count: 6, what: "ICO header")
         let n = Int(BinaryReader.uint(h, at: 4, size: 2, bigEndian: false) ?? 0)
         let dir = try src.readExactly(at: 6, count: 16 * n, what: "ICO directory")
-        var r = StillImageReading(facts: StillImageFacts(format: h[2] == 2 ? "CUR" : "ICO", sizeSource: "ICO directory entry (largest)"))
+        var r = StillImageReading(
+            facts: StillImageFacts(format: h[2] == 2 ? "CUR" : "ICO", sizeSource: "ICO directory entry (largest)"))
         var best: (Int, Int, Int) = (0, 0, 0)
         for i in 0..<n {
             let e = i * 16
@@ -253,7 +261,8 @@ public enum StillImageHeaders {
             // A PNG-compressed entry states its real size in its IHDR (a 0 byte only says "256 or more").
             if let off = BinaryReader.uint(dir, at: e + 12, size: 4, bigEndian: false), off < src.size,
                 let png = try? src.read(at: off, count: 24), png.count == 24, png.starts(with: [0x89, 0x50, 0x4E, 0x47]),
-                let pw = BinaryReader.uint(png, at: 16, size: 4, bigEndian: true), let ph = BinaryReader.uint(png, at: 20, size: 4, bigEndian: true),
+                let pw = BinaryReader.uint(png, at: 16, size: 4, bigEndian: true),
+                let ph = BinaryReader.uint(png, at: 20, size: 4, bigEndian: true),
                 pw > 0, ph > 0, pw < 1 << 24, ph < 1 << 24
             {
                 w = Int(pw)
@@ -275,7 +284,8 @@ public enum StillImageHeaders {
     static func isTGA(_ h: [UInt8]) -> Bool {
         guard h.count >= 18 else { return false }
         let mapType = h[1], type = h[2], depth = h[16], descriptor = h[17]
-        guard mapType <= 1, [1, 2, 3, 9, 10, 11].contains(type), [8, 15, 16, 24, 32].contains(depth), descriptor & 0xC0 == 0 else { return false }
+        guard mapType <= 1, [1, 2, 3, 9, 10, 11].contains(type), [8, 15, 16, 24, 32].contains(depth), descriptor & 0xC0 == 0
+        else { return false }
         if mapType == 0, h[3..<8].contains(where: { $0 != 0 }) { return false }
         if (type == 1 || type == 9) != (mapType == 1) { return false }
         let w = BinaryReader.uint(h, at: 12, size: 2, bigEndian: false) ?? 0
@@ -291,13 +301,16 @@ public enum StillImageHeaders {
         f.bitsPerPixel = Int(h[16])
         var r = StillImageReading(facts: f)
         // TGA 2.0: a 26-byte footer points at the extension area, whose date/time stamp is at 367.
-        if src.size >= 18 + 26, let foot = try? src.read(at: src.size - 26, count: 26), foot.count == 26, foot.matches("TRUEVISION-XFILE", at: 8),
+        if src.size >= 18 + 26, let foot = try? src.read(at: src.size - 26, count: 26), foot.count == 26,
+            foot.matches("TRUEVISION-XFILE", at: 8),
             let ext = BinaryReader.uint(foot, at: 0, size: 4, bigEndian: false), ext >= 18, ext + 495 <= src.size,
             let stamp = try? src.read(at: ext + 367, count: 12), stamp.count == 12
         {
             let v = (0..<6).map { Int(BinaryReader.uint(stamp, at: $0 * 2, size: 2, bigEndian: false) ?? 0) }
             let two = FileDate.twoDigits
-            let local = String(v[2]).leftPadded(4) + "-" + two(v[0]) + "-" + two(v[1]) + "T" + two(v[3]) + ":" + two(v[4]) + ":" + two(v[5])
+            let local =
+                String(v[2]).leftPadded(4) + "-" + two(v[0]) + "-" + two(v[1]) + "T" + two(v[3]) + ":" + two(v[4]) + ":"
+                + two(v[5])
             if v[2] > 0, ExifDate.isPlausible(local) {
                 r.created = Sourced(FileDate(local: local), "TGA 2.0 extension area date/time stamp")
             }

@@ -87,7 +87,8 @@ public struct TIFFDirectories: Sendable {
             else { throw ProbeError(.malformed, "BigTIFF header: offset size is not 8 or the header is cut") }
             first = o
         } else {
-            guard [42, 0x55, 0x4F52, 0x5352].contains(magic), let o = BinaryReader.uint(h, at: 4, size: 4, bigEndian: bigEndian) else {
+            guard [42, 0x55, 0x4F52, 0x5352].contains(magic), let o = BinaryReader.uint(h, at: 4, size: 4, bigEndian: bigEndian)
+            else {
                 throw ProbeError(.malformed, "TIFF header: version \(magic) is not 42 or 43")
             }
             first = o
@@ -106,7 +107,9 @@ public struct TIFFDirectories: Sendable {
             next = d.next
             n += 1
         }
-        if next != 0, n == Self.maxChain { warnings.append("IFD chain longer than \(Self.maxChain) directories; the rest is not read") }
+        if next != 0, n == Self.maxChain {
+            warnings.append("IFD chain longer than \(Self.maxChain) directories; the rest is not read")
+        }
         let chain = directories
         for d in chain {
             guard case .chain(let p) = d.role, let e = d.entry(0x014A) else { continue }
@@ -173,16 +176,8 @@ public struct TIFFDirectories: Sendable {
 
     // MARK: - Values
 
-    /// Bytes per value of a TIFF field type, 0 for unknown types.
-    static func unitSize(_ type: UInt16) -> Int {
-        switch type {
-        case 1, 2, 6, 7: return 1
-        case 3, 8: return 2
-        case 4, 9, 11, 13: return 4
-        case 5, 10, 12, 16, 17, 18: return 8
-        default: return 0
-        }
-    }
+    /// Bytes per value of a TIFF field type (BigTIFF's included), 0 for unknown types.
+    static func unitSize(_ type: UInt16) -> Int { AppleMakerNoteReader.unitSize(Int(type)) }
 
     /// The byte length of an entry's value, nil for an unknown type or an absurd count.
     func byteCount(_ e: Entry) -> Int? {
@@ -253,7 +248,8 @@ public struct TIFFDirectories: Sendable {
     /// ImageWidth/ImageLength of an image IFD.
     func size(of d: Directory) -> (width: Int, height: Int)? {
         guard let w = d.entry(0x0100).flatMap({ integers($0, max: 1).first }),
-            let h = d.entry(0x0101).flatMap({ integers($0, max: 1).first }), w > 0, h > 0, w <= UInt64(Int32.max), h <= UInt64(Int32.max)
+            let h = d.entry(0x0101).flatMap({ integers($0, max: 1).first }), w > 0, h > 0, w <= UInt64(Int32.max),
+            h <= UInt64(Int32.max)
         else { return nil }
         return (Int(w), Int(h))
     }
@@ -381,15 +377,19 @@ public struct TIFFDirectories: Sendable {
         if !hasInterop { ifds[4] = [] }
         for i in ifds.indices { ifds[i].sort { $0.tag < $1.tag } }
         func total() -> Int {
-            8 + ifds.reduce(0) { acc, items in
-                items.isEmpty ? acc : acc + 6 + 12 * items.count + items.reduce(0) { $0 + ($1.value.count > 4 ? $1.value.count : 0) }
-            }
+            8
+                + ifds.reduce(0) { acc, items in
+                    items.isEmpty
+                        ? acc : acc + 6 + 12 * items.count + items.reduce(0) { $0 + ($1.value.count > 4 ? $1.value.count : 0) }
+                }
         }
         while total() > limit {
             // Leave out the largest out-of-line value.
             var best: (Int, Int, Int)?
             for (i, items) in ifds.enumerated() {
-                for (j, it) in items.enumerated() where it.value.count > 4 && it.value.count > (best?.2 ?? 0) { best = (i, j, it.value.count) }
+                for (j, it) in items.enumerated() where it.value.count > 4 && it.value.count > (best?.2 ?? 0) {
+                    best = (i, j, it.value.count)
+                }
             }
             guard let (i, j, _) = best else { break }
             dropped.append("\(roles[i]) 0x\(String(ifds[i][j].tag, radix: 16))")
@@ -436,7 +436,9 @@ public struct TIFFDirectories: Sendable {
             if [16, 17, 18].contains(type) {
                 var n: [UInt8] = []
                 for k in 0..<Int(e.count) {
-                    guard let x = BinaryReader.uint(v, at: k * 8, size: 8, bigEndian: bigEndian), x <= UInt64(UInt32.max) else { return nil }
+                    guard let x = BinaryReader.uint(v, at: k * 8, size: 8, bigEndian: bigEndian), x <= UInt64(UInt32.max) else {
+                        return nil
+                    }
                     n += put(x, 4)
                 }
                 v = n

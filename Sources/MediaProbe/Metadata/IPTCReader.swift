@@ -103,7 +103,10 @@ extension ProbeContext {
             let data = Array(b[block.range])
             switch block.id {
             case 0x0404: applyIPTC(IPTCReader.read(data), source: "\(source) 8BIM 0x0404")
-            case 0x0422: attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in try c.applyExif(data, container: "\(source) 8BIM 0x0422") }
+            case 0x0422:
+                attempt(.exif) { (c: inout ProbeContext) throws(ProbeError) in
+                    try c.applyExif(data, container: "\(source) 8BIM 0x0422")
+                }
             case 0x0424: applyXMP(data, source: "\(source) 8BIM 0x0424")
             default: break
             }

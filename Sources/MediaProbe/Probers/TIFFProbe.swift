@@ -12,7 +12,9 @@ extension ProbeContext {
             return nil
         }
         if dirs.loops.contains(where: { $0.hasPrefix("ExifIFD") || $0.hasPrefix("GPS") }) {
-            report.fail(.exif, "TIFF header: IFD offset loop (\(dirs.loops.joined(separator: ", "))); entries after the loop are not read")
+            report.fail(
+                .exif, "TIFF header: IFD offset loop (\(dirs.loops.joined(separator: ", "))); entries after the loop are not read"
+            )
         }
         // Other loops (a page chain pointing back, an Interop IFD) cost no fact: warnings.
         for w in dirs.warnings { report.warn(.tiff, w) }
