@@ -262,6 +262,39 @@ def exif_gps_tiff(ifd0, exif, gps, bo=">"):
     return out + b"\0" * (g_off - len(out)) + ifd(bo, gps, base=g_off)
 
 
+def avi_with_idit(tmp):
+    """An ffmpeg MJPEG AVI whose JUNK padding inside hdrl becomes an IDIT chunk (asctime text) and whose JUNK
+    inside strl becomes a Fujifilm-style strd chunk ("AVIF" + TIFF with Make/Model/DateTimeOriginal); the
+    file keeps its size and every offset."""
+    path = os.path.join(tmp, "t.avi")
+    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=32x24:rate=10", "-t", "0.5", "-c:v", "mjpeg",
+         *BITEXACT, path])
+    b = bytearray(open(path, "rb").read())
+
+    def replace_junk(start, end, chunk_id, payload):
+        at = start
+        while at + 8 <= end:
+            cid, size = bytes(b[at:at + 4]), struct.unpack_from("<I", b, at + 4)[0]
+            if cid == b"JUNK" and size >= len(payload) + 8 + (len(payload) & 1):
+                n = len(payload) + (len(payload) & 1)
+                b[at:at + 8 + size] = (chunk_id + struct.pack("<I", len(payload)) + payload + b"\0" * (n - len(payload))
+                                       + b"JUNK" + struct.pack("<I", size - n - 8) + bytes(size - n - 8))
+                return
+            if cid == b"LIST" and bytes(b[at + 8:at + 12]) in (b"hdrl", b"strl") and chunk_id == b"strd":
+                replace_junk(at + 12, at + 8 + size, chunk_id, payload)
+                if b.find(chunk_id) >= 0:
+                    return
+            at += 8 + size + (size & 1)
+
+    hdrl_end = 20 + struct.unpack_from("<I", b, 16)[0]
+    tiff = exif_tiff([(0x010F, ASCII, "FUJIFILM"), (0x0110, ASCII, "FinePix Z1")], [(0x9003, ASCII, "2006:10:26 16:46:04")],
+                     bo="<")
+    replace_junk(24, hdrl_end, b"strd", b"AVIF\0\0\0\0" + tiff)
+    replace_junk(24, hdrl_end, b"IDIT", b"THU OCT 26 16:46:04 2006\n\0")
+    assert b.find(b"IDIT") > 0 and b.find(b"strd") > 0
+    return bytes(b)
+
+
 def ffmpeg_image(path, size, *args):
     run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate=1", "-frames:v", "1",
          *args, *BITEXACT, path])
@@ -348,6 +381,9 @@ def build(out):
         run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=32x24:rate=10", "-t", "0.5", "-c:v", "mjpeg",
              *BITEXACT, "-metadata", "location=+00.0000+000.0000/", "-metadata", "creation_time=2024-05-01T10:34:56Z",
              os.path.join(tmp, "null.mp4")])
+        put("idit.avi", avi_with_idit(tmp), kind="avi", mediaType="video", width=32, height=24,
+            dateTimeOriginal="2006-10-26T16:46:04", make="FUJIFILM", model="FinePix Z1",
+            note="IDIT (asctime) in hdrl; strd AVIF Exif in strl")
         put("null-island.mp4", open(os.path.join(tmp, "null.mp4"), "rb").read(), kind="mp4", mediaType="video",
             width=32, height=24, latitude=None, note="©xyz +00.0000+000.0000/: no fix, no location")
     finally:

@@ -113,6 +113,8 @@ public struct ProbeStage: RawRepresentable, Sendable, Equatable, Hashable, Codab
     public static let webp = ProbeStage(rawValue: "webp")
     /// Still formats read from their headers (BMP, PSD, JPEG 2000, JPEG XL, ICO, TGA, Netpbm).
     public static let image = ProbeStage(rawValue: "image")
+    /// RIFF headers read by our own reader (AVI hdrl/INFO).
+    public static let riff = ProbeStage(rawValue: "riff")
     public static let tiff = ProbeStage(rawValue: "tiff")
     public static let exif = ProbeStage(rawValue: "exif")
     public static let makerNote = ProbeStage(rawValue: "makernote")

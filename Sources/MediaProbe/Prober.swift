@@ -113,6 +113,7 @@ struct ProbeContext {
         case _ where kind.isBMFF: readBMFF()
         case .avi, .matroska, .webm, .mpegTS:
             checkRIFFSize()
+            if kind == .avi { readAVIHeader() }
             if kind == .mpegTS, let d = AVCHDReader.recordingDate(source) {
                 report.dates.avchd = Sourced(d, "H.264 SEI MDPM recording time (AVCHD)")
             }

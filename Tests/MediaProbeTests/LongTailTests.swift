@@ -172,6 +172,13 @@ import Testing
         #expect(XMPDate.parse(text) == nil, "\(text)")
     }
 
+    @Test func aviIDITDates() {
+        #expect(AVIReader.iditDate("THU OCT 26 16:46:04 2006")?.description == "2006-10-26T16:46:04")
+        #expect(AVIReader.iditDate("2005:08:17 11:42:43")?.description == "2005-08-17T11:42:43")
+        #expect(AVIReader.iditDate("2005/08/17 11:42:43")?.description == "2005-08-17T11:42:43")
+        #expect(AVIReader.iditDate("SOMETIME IN 2006") == nil)
+    }
+
     @Test func iptcDateAndTime() {
         let b: [UInt8] = [0x1C, 2, 55, 0, 8] + Array("20090909".utf8) + [0x1C, 2, 60, 0, 11] + Array("170000-0500".utf8)
         let f = IPTCReader.read(b)
