@@ -114,8 +114,10 @@ struct ProbeContext {
         case .avi, .matroska, .webm, .mpegTS:
             checkRIFFSize()
             if kind == .avi { readAVIHeader() }
-            if kind == .mpegTS, let d = AVCHDReader.recordingDate(source) {
-                report.dates.avchd = Sourced(d, "H.264 SEI MDPM recording time (AVCHD)")
+            if kind == .mpegTS, let m = AVCHDReader.read(source) {
+                if let d = m.date { report.dates.avchd = Sourced(d, "H.264 SEI MDPM recording time (AVCHD)") }
+                if let s = m.make { report.camera.make = Sourced(s, "H.264 SEI MDPM 0xE0 maker code (AVCHD)") }
+                if let s = m.model { report.camera.model = Sourced(s, "H.264 SEI MDPM 0xE4–0xEB model name (AVCHD)") }
             }
             readWithLibavformat(analyze: true)
         case .xmp:
