@@ -99,7 +99,8 @@ def norm_date(v):
 
 
 def their_date(e):
-    keys = ["ExifIFD:DateTimeOriginal", "Keys:CreationDate", "UserData:DateTimeOriginal", "XMP-exif:DateTimeOriginal",
+    keys = ["ExifIFD:DateTimeOriginal", "Keys:CreationDate", "UserData:DateTimeOriginal", "H264:DateTimeOriginal",
+            "RIFF:DateTimeOriginal", "XMP-exif:DateTimeOriginal",
             "XMP-photoshop:DateCreated", "XMP-xmp:CreateDate", "Composite:DateTimeCreated", "ExifIFD:CreateDate",
             "QuickTime:CreateDate"]
     for k in keys:
@@ -184,9 +185,9 @@ def compare(paths):
                   lambda a, b: abs(a[0] - b[0]) < 1e-4 and abs(a[1] - b[1]) < 1e-4)
         cam = r.get("camera", {})
         check(p, "make", text((cam.get("make") or {}).get("value")),
-              text(first(e, "IFD0:Make", "Keys:Make", "UserData:Make", "QuickTime:Make")))
+              text(first(e, "IFD0:Make", "Keys:Make", "UserData:Make", "QuickTime:Make", "H264:Make")))
         check(p, "model", text((cam.get("model") or {}).get("value")),
-              text(first(e, "IFD0:Model", "Keys:Model", "UserData:Model", "QuickTime:Model")))
+              text(first(e, "IFD0:Model", "Keys:Model", "UserData:Model", "QuickTime:Model", "H264:Model")))
         dur = first(e, "QuickTime:Duration", "Composite:Duration", "RIFF:Duration")
         if isinstance(dur, (int, float)) and dur > 0:
             qt = (r.get("quickTime") or {}).get("movieDuration")

@@ -140,6 +140,7 @@ struct ProbeContext {
         }
         report.kind = kind
         locateMotionPhoto()
+        fillLocationFromXMP()
         fillPixelSize()
         checkExtension()
     }

@@ -172,6 +172,13 @@ import Testing
         #expect(XMPDate.parse(text) == nil, "\(text)")
     }
 
+    @Test func xmpCoordinates() {
+        #expect(XMPCoordinate.parse("20,26.43507S").map { abs($0 + 20.4405845) < 1e-6 } == true)
+        #expect(XMPCoordinate.parse("57,19,6.67E").map { abs($0 - 57.318519) < 1e-5 } == true)
+        #expect(XMPCoordinate.parse("57,19,6.67") == nil)
+        #expect(XMPCoordinate.parse("57,75E") == nil)
+    }
+
     @Test func aviIDITDates() {
         #expect(AVIReader.iditDate("THU OCT 26 16:46:04 2006")?.description == "2006-10-26T16:46:04")
         #expect(AVIReader.iditDate("2005:08:17 11:42:43")?.description == "2005-08-17T11:42:43")

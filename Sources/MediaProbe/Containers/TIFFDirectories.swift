@@ -356,14 +356,18 @@ public struct TIFFDirectories: Sendable {
         let roles: [Role] = [.chain(0), .chain(1), .exif, .gps, .interop]
         var ifds: [[Item]] = []
         var dropped: [String] = []
+        // What is read for the block at all: sizes are checked before reading, so 4096 entries that each
+        // point at 64 KiB cost nothing past this budget.
+        var budget = 2 * limit
         for role in roles {
             var items: [Item] = []
             for e in directory(role)?.entries ?? [] where !Self.notForLibexif.contains(e.tag) {
                 // A maker note may be large; any other value over 4 KiB is not one libexif interprets.
-                guard var item = narrow(e), item.value.count <= (e.tag == 0x927C ? 48 << 10 : 4 << 10) else {
+                guard let n = byteCount(e), n <= (e.tag == 0x927C ? 48 << 10 : 4 << 10), n <= budget, var item = narrow(e) else {
                     dropped.append("\(role) 0x\(String(e.tag, radix: 16))")
                     continue
                 }
+                budget -= n
                 item.value = item.value.count % 2 == 1 ? item.value + [0] : item.value
                 items.append(item)
             }

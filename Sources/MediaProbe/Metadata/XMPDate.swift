@@ -76,3 +76,28 @@ public enum XMPDate {
         return Parsed(date: FileDate(local: local + frac, offsetSeconds: offset), precision: precision)
     }
 }
+
+/// XMP GPS coordinates (XMP part 2, exif:GPSLatitude): `DDD,MM,SSk` or `DDD,MM.mmk` with k = N/S/E/W.
+public enum XMPCoordinate {
+    public static func parse(_ s: String) -> Double? {
+        let t = s.trimmingWhitespace()
+        guard let ref = t.last, "NSEW".contains(ref) else { return nil }
+        let parts = t.dropLast().split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! >= 0 }) else { return nil }
+        let v = parts.compactMap { $0 }
+        let deg = v[0] + v[1] / 60 + (v.count == 3 ? v[2] / 3600 : 0)
+        guard deg.isFinite, v[1] < 60, v.count < 3 || v[2] < 60 else { return nil }
+        return ref == "S" || ref == "W" ? -deg : deg
+    }
+}
+
+extension ProbeContext {
+    /// A location from XMP exif:GPSLatitude/GPSLongitude when no EXIF, QuickTime or other source gave one
+    /// (0,0 is no fix and is dropped, as everywhere).
+    mutating func fillLocationFromXMP() {
+        guard report.location == nil, let x = report.xmp, let la = x["exif:GPSLatitude"].flatMap(XMPCoordinate.parse),
+            let lo = x["exif:GPSLongitude"].flatMap(XMPCoordinate.parse), abs(la) <= 90, abs(lo) <= 180, la != 0 || lo != 0
+        else { return }
+        report.location = Sourced(GeoLocation(latitude: la, longitude: lo), "XMP exif:GPSLatitude/exif:GPSLongitude")
+    }
+}
