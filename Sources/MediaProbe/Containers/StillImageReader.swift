@@ -92,7 +92,7 @@ public enum StillImageHeaders {
         // Colour mode data (length-prefixed), then the image resource section.
         let modeLength = BinaryReader.uint(h, at: 26, size: 4, bigEndian: true) ?? 0
         let resAt = 30 + modeLength
-        guard resAt <= src.size - 4 || src.size < 4 else {
+        guard src.size >= 4, resAt <= src.size - 4 else {
             r.warnings.append("PSD colour mode data (\(modeLength) bytes) runs past the end of the file")
             return r
         }
@@ -330,8 +330,8 @@ public enum StillImageHeaders {
             // PAM: "WIDTH n" / "HEIGHT n" lines up to ENDHDR.
             for line in text.split(separator: "\n").prefix(64) {
                 let parts = line.split(separator: " ", omittingEmptySubsequences: true)
-                if parts.count >= 2, parts[0] == "WIDTH" { f.width = Int(parts[1]) }
-                if parts.count >= 2, parts[0] == "HEIGHT" { f.height = Int(parts[1]) }
+                if parts.count >= 2, parts[0] == "WIDTH" { f.width = Int(parts[1]).flatMap { $0 > 0 ? $0 : nil } }
+                if parts.count >= 2, parts[0] == "HEIGHT" { f.height = Int(parts[1]).flatMap { $0 > 0 ? $0 : nil } }
                 if line.hasPrefix("ENDHDR") { break }
             }
             f.sizeSource = "Netpbm PAM header WIDTH/HEIGHT"
