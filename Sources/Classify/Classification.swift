@@ -51,7 +51,8 @@ public struct FileClassification: Sendable, Equatable, Codable {
         self.role = role
         self.fileSize = fileSize
         self.mediaType = mediaType
-        self.playbackStyle = mediaType == .video || mediaType == .audio ? .video : (mediaType == .image ? .image : .unsupported)
+        // Audio has no PhotoKit playback style of its own: unsupported, as PhotoKit reports for what it cannot show.
+        self.playbackStyle = mediaType == .video ? .video : (mediaType == .image ? .image : .unsupported)
     }
 
     mutating func add(_ subtype: MediaSubtypes, _ name: String, _ evidence: String) {
