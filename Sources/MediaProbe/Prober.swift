@@ -230,6 +230,9 @@ struct ProbeContext {
         let dirs = walkTIFFDirectories()
         if kind == .tiff, let dirs { kind = dirs.refinedKind }
         report.kind = kind
+        // Before libexif, so that a block it refuses costs no size, XMP or IPTC (and its IFD0 size does not
+        // replace the main image's).
+        if let dirs { applyTIFFDirectories(dirs, kind: kind) }
         attempt(.tiff) { (c: inout ProbeContext) throws(ProbeError) in
             // The first 64 KiB as they are (a BigTIFF: the classic block written from its IFDs), for the
             // truncation checks and Panasonic's embedded JPEG below.
@@ -256,7 +259,6 @@ struct ProbeContext {
                 c.readJPEG(SliceSource(base: c.source, range: jpg), container: "RW2 JpgFromRaw")
                 c.report.jpeg = nil
             }
-            if let dirs { c.applyTIFFDirectories(dirs, kind: kind) }
             // A RAW without a full-resolution IFD of its own (CR2, RW2, ORF): the Exif size.
             if kind.isRAW, dirs?.rawSize == nil, let w = c.report.exif?.exifPixelWidth, let h = c.report.exif?.exifPixelHeight, w.value > 0,
                 h.value > 0
