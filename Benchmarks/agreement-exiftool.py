@@ -184,8 +184,10 @@ def compare(paths):
             check(p, "gps", (loc["latitude"], loc["longitude"]) if loc else None, (lat, lon),
                   lambda a, b: abs(a[0] - b[0]) < 1e-4 and abs(a[1] - b[1]) < 1e-4)
         cam = r.get("camera", {})
-        check(p, "make", text((cam.get("make") or {}).get("value")),
-              text(first(e, "IFD0:Make", "Keys:Make", "UserData:Make", "QuickTime:Make", "H264:Make")))
+        # -n prints AVCHD's MDPM maker as its code.
+        make = first(e, "IFD0:Make", "Keys:Make", "UserData:Make", "QuickTime:Make", "H264:Make")
+        make = {259: "Panasonic", 264: "Sony", 4113: "Canon", 4356: "JVC"}.get(make, make)
+        check(p, "make", text((cam.get("make") or {}).get("value")), text(make))
         check(p, "model", text((cam.get("model") or {}).get("value")),
               text(first(e, "IFD0:Model", "Keys:Model", "UserData:Model", "QuickTime:Model", "H264:Model")))
         dur = first(e, "QuickTime:Duration", "Composite:Duration", "RIFF:Duration")
