@@ -69,7 +69,7 @@ public enum ContainerKind: String, Sendable, Codable, CaseIterable {
         case .png: return ["png", "apng"]
         case .gif: return ["gif"]
         case .webp: return ["webp"]
-        case .tiff: return ["tif", "tiff"]
+        case .tiff: return ["tif", "tiff", "btf", "tf8"]
         case .dng: return ["dng"]
         case .cr2: return ["cr2"]
         case .nef: return ["nef", "nrw"]

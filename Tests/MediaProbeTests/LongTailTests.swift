@@ -145,6 +145,21 @@ import Testing
         #expect(!r.issues.contains { $0.reason.contains("does not match the content") }, "\(name): \(r.issues)")
     }
 
+    /// Every long-tail fixture cut short and bit-flipped probes to a report (nothing crashes, sizes stay sane).
+    @Test(arguments: generatedNames)
+    func cutAndFlippedFixturesProbe(_ name: String) throws {
+        let url = Corpus.fixtures.appendingPathComponent("generated").appendingPathComponent(name)
+        let bytes = [UInt8](try Data(contentsOf: url))
+        var rng = SystemRandomNumberGenerator()
+        for cut in [7, 16, 40, 300, bytes.count / 2, bytes.count - 3] where cut > 0 && cut < bytes.count {
+            var b = Array(bytes[..<cut])
+            let r = Prober().probe(source: MemorySource(b), path: name)
+            #expect((r.pixelWidth?.value ?? 1) > 0)
+            for _ in 0..<8 { b[Int.random(in: 0..<b.count, using: &rng)] ^= UInt8.random(in: 1...255, using: &rng) }
+            _ = Prober().probe(source: MemorySource(b), path: name)
+        }
+    }
+
     // MARK: - XMP dates
 
     @Test(
