@@ -255,6 +255,23 @@ import Testing
         #expect(try TIFFDirectories(MemorySource(block)).ifd0 != nil, "the written block is a TIFF again")
     }
 
+    @Test func thousandsOfInlineEntriesStillFitTheCap() throws {
+        // IFD0 and the Exif IFD with 4000 inline SHORT entries each: 96 KB of entries alone.
+        let n = 4000
+        let exifAt = 8 + 2 + 12 * (n + 1) + 4
+        func le(_ v: Int, _ k: Int) -> [UInt8] { (0..<k).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        var exif = le(n, 2)
+        for t in 0..<n { exif += le(0x9000 + t, 2) + le(3, 2) + le(1, 4) + le(7, 4) }
+        exif += le(0, 4)
+        let entries = (0..<n).map { (UInt16(0x1000 + $0), UInt16(3), UInt32(1), UInt32(7)) } + [(0x8769, 4, 1, UInt32(exifAt))]
+        let d = try TIFFDirectories(MemorySource(Self.tiff(entries: entries, tail: exif)))
+        #expect(d.directory(.exif)?.entries.count == n)
+        let (block, dropped) = d.exifBlock()
+        #expect(block.count <= 0xFFFE && !dropped.isEmpty)
+        let again = try TIFFDirectories(MemorySource(block))
+        #expect(again.directory(.exif) != nil, "the Exif pointer survives the cut")
+    }
+
     @Test func rawByStructureNotByMaker() throws {
         let make = Array("NIKON\0".utf8)
         let plain = Self.tiff(entries: [(0x010F, 2, 6, 26)], tail: make)

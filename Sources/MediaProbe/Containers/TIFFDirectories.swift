@@ -373,6 +373,33 @@ public struct TIFFDirectories: Sendable {
             }
             ifds.append(items.sorted { $0.tag < $1.tag })
         }
+        // Fit the cap, leaving room for the three pointer entries: first the largest out-of-line values go
+        // (one sort, not a search per value), then IFD1, then each IFD keeps its lowest tags.
+        func size(_ items: [Item]) -> Int {
+            items.isEmpty ? 0 : 6 + 12 * items.count + items.reduce(0) { $0 + ($1.value.count > 4 ? $1.value.count : 0) }
+        }
+        let room = limit - 8 - 3 * 12
+        var total = ifds.reduce(0) { $0 + size($1) }
+        if total > room {
+            let large = ifds.indices.flatMap { i in ifds[i].indices.map { (i, $0, ifds[i][$0].value.count) } }.filter { $0.2 > 4 }
+            var gone = Set<[Int]>()
+            for (i, j, n) in large.sorted(by: { $0.2 > $1.2 }) where total > room {
+                gone.insert([i, j])
+                total -= n + 12
+                dropped.append("\(roles[i]) 0x\(String(ifds[i][j].tag, radix: 16))")
+            }
+            for i in ifds.indices { ifds[i] = ifds[i].indices.filter { !gone.contains([i, $0]) }.map { ifds[i][$0] } }
+            total = ifds.reduce(0) { $0 + size($1) }
+        }
+        if total > room, !ifds[1].isEmpty {
+            dropped.append("IFD1 (\(ifds[1].count) entries)")
+            ifds[1] = []
+            total = ifds.reduce(0) { $0 + size($1) }
+        }
+        while total > room, let i = ifds.indices.max(by: { ifds[$0].count < ifds[$1].count }), let last = ifds[i].popLast() {
+            dropped.append("\(roles[i]) 0x\(String(last.tag, radix: 16))")
+            total -= 12 + (last.value.count > 4 ? last.value.count : 0) + (ifds[i].isEmpty ? 6 : 0)
+        }
         // Pointers to the IFDs written.
         let hasExif = !ifds[2].isEmpty, hasGPS = !ifds[3].isEmpty, hasInterop = !ifds[4].isEmpty && hasExif
         if hasExif { ifds[0].append(Item(tag: 0x8769, type: 4, count: 1, value: [0, 0, 0, 0])) }
@@ -380,25 +407,6 @@ public struct TIFFDirectories: Sendable {
         if hasInterop { ifds[2].append(Item(tag: 0xA005, type: 4, count: 1, value: [0, 0, 0, 0])) }
         if !hasInterop { ifds[4] = [] }
         for i in ifds.indices { ifds[i].sort { $0.tag < $1.tag } }
-        func total() -> Int {
-            8
-                + ifds.reduce(0) { acc, items in
-                    items.isEmpty
-                        ? acc : acc + 6 + 12 * items.count + items.reduce(0) { $0 + ($1.value.count > 4 ? $1.value.count : 0) }
-                }
-        }
-        while total() > limit {
-            // Leave out the largest out-of-line value.
-            var best: (Int, Int, Int)?
-            for (i, items) in ifds.enumerated() {
-                for (j, it) in items.enumerated() where it.value.count > 4 && it.value.count > (best?.2 ?? 0) {
-                    best = (i, j, it.value.count)
-                }
-            }
-            guard let (i, j, _) = best else { break }
-            dropped.append("\(roles[i]) 0x\(String(ifds[i][j].tag, radix: 16))")
-            ifds[i].remove(at: j)
-        }
         // Lay out: header, then each IFD followed by its out-of-line values.
         var offsets = [Int](repeating: 0, count: roles.count)
         var at = 8
