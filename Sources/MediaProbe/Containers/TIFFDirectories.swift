@@ -63,6 +63,8 @@ public struct TIFFDirectories: Sendable {
     static let maxChain = 32
     static let maxSubIFDs = 16
     static let maxEntriesPerIFD = 4096
+    /// Entries kept over all IFDs: 64 IFDs that overlap one 48 KB table would otherwise list 262,144.
+    static let maxEntries = 16384
     /// The largest single value `bytes(_:)` reads.
     static let maxValueBytes = 16 << 20
 
@@ -150,7 +152,8 @@ public struct TIFFDirectories: Sendable {
         let head = try source.read(at: offset, count: countSize)
         let declared = BinaryReader.uint(head, at: 0, size: countSize, bigEndian: bigEndian) ?? 0
         let fits = (source.size - offset - UInt64(countSize)) / UInt64(entrySize)
-        let count = Int(min(declared, fits, UInt64(Self.maxEntriesPerIFD)))
+        let left = UInt64(Self.maxEntries - directories.reduce(0) { $0 + $1.entries.count })
+        let count = Int(min(declared, fits, UInt64(Self.maxEntriesPerIFD), left))
         if UInt64(count) < declared { warnings.append("\(role): \(declared) entries declared, \(count) read") }
         let body = try source.read(at: offset + UInt64(countSize), count: count * entrySize + fieldSize)
         var entries: [Entry] = []
