@@ -1,14 +1,13 @@
 /// What an AVI's RIFF header carries beyond libavformat's view: the `IDIT` capture date (hdrl), the `strd`
-/// stream data that Fujifilm, Pentax and other cameras fill with an `AVIF` + TIFF Exif block, and the INFO
-/// list's `ICRD` creation date. Bounded: at most `maxChunks` chunks per list, payloads ≤ 64 KiB.
+/// stream data that Fujifilm, Pentax and other cameras fill with an `AVIF` + TIFF Exif block. (INFO `ICRD` is
+/// a day at most and often the editing date; it is not read.) Bounded: at most `maxChunks` chunks per list,
+/// payloads ≤ 64 KiB.
 enum AVIReader {
     struct Facts {
         /// IDIT text as written (`THU OCT 26 16:46:04 2006` or `2005:08:17 11:42:43`).
         var idit: String?
         /// The TIFF block of a `strd` chunk (after its `AVIF` signature and padding).
         var exifBlock: [UInt8]?
-        /// INFO `ICRD`.
-        var icrd: String?
     }
 
     static let maxChunks = 4096
@@ -35,14 +34,13 @@ enum AVIReader {
             guard size <= end - body else { return }
             if id == "LIST", h.count == 12, depth < 3 {
                 let list = BinaryReader.fourCC(h[8..<12])
-                // hdrl holds IDIT and the stream lists (strl → strd); INFO holds ICRD. movi is skipped.
-                if ["hdrl", "strl", "INFO"].contains(list) {
+                // hdrl holds IDIT and the stream lists (strl → strd). movi is skipped.
+                if ["hdrl", "strl"].contains(list) {
                     try walk(src, from: body + 4, to: body + size, depth: depth + 1, into: &f)
                 }
             } else if size <= UInt64(maxPayload) {
                 switch id {
                 case "IDIT" where f.idit == nil: f.idit = text(try src.read(at: body, count: Int(size)))
-                case "ICRD" where f.icrd == nil: f.icrd = text(try src.read(at: body, count: Int(size)))
                 case "strd" where f.exifBlock == nil:
                     let b = try src.read(at: body, count: Int(size))
                     if b.matches("AVIF"), let t = b.firstIndex(of: Array("II*\0".utf8)) ?? b.firstIndex(of: Array("MM\0*".utf8)) {
