@@ -33,10 +33,15 @@ public struct TIFFDirectories: Sendable {
         public var tag: UInt16
         public var type: UInt16
         public var count: UInt64
-        /// The value field as stored in the entry (4 bytes, BigTIFF 8): the value itself when it fits.
-        var field: [UInt8]
+        /// The value field as stored in the entry (4 bytes, BigTIFF 8; byte i in bits 8i…8i+7): the value
+        /// itself when it fits. Packed, not an array: a walk lists up to 16,384 entries.
+        var packedField: UInt64
+        var fieldSize: Int
         /// Where the field sits in the file.
         var fieldOffset: UInt64
+
+        /// The field's bytes in file order.
+        var field: [UInt8] { (0..<fieldSize).map { UInt8(truncatingIfNeeded: packedField >> UInt64(8 * $0)) } }
     }
 
     public struct Directory: Sendable, Equatable {
@@ -166,9 +171,11 @@ public struct TIFFDirectories: Sendable {
                 p + entrySize <= body.count
             else { break }
             let f = p + entrySize - fieldSize
+            var packed: UInt64 = 0
+            for k in 0..<fieldSize { packed |= UInt64(body[f + k]) << UInt64(8 * k) }
             entries.append(
                 Entry(
-                    tag: UInt16(tag), type: UInt16(type), count: n, field: Array(body[f..<f + fieldSize]),
+                    tag: UInt16(tag), type: UInt16(type), count: n, packedField: packed, fieldSize: fieldSize,
                     fieldOffset: offset + UInt64(countSize) + UInt64(f)))
         }
         let next = BinaryReader.uint(body, at: count * entrySize, size: fieldSize, bigEndian: bigEndian) ?? 0
@@ -192,8 +199,8 @@ public struct TIFFDirectories: Sendable {
     /// Where an entry's value starts in the file, and whether it sits in the entry itself.
     func valueOffset(_ e: Entry) -> (offset: UInt64, inline: Bool)? {
         guard let n = byteCount(e) else { return nil }
-        if n <= e.field.count { return (e.fieldOffset, true) }
-        guard let off = BinaryReader.uint(e.field, at: 0, size: e.field.count, bigEndian: bigEndian) else { return nil }
+        if n <= e.fieldSize { return (e.fieldOffset, true) }
+        guard let off = BinaryReader.uint(e.field, at: 0, size: e.fieldSize, bigEndian: bigEndian) else { return nil }
         return (off, false)
     }
 
