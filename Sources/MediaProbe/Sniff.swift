@@ -151,7 +151,9 @@ public enum Sniffer {
         if h.starts(with: [0xFF, 0x0A]) { return .jxl }
         if h.starts(with: [0, 0, 0, 0x0C]), h.matches("JXL \r\n", at: 4) { return .jxl }
         if StillImageHeaders.isICO(h, fileSize: fileSize) { return .ico }
-        if h[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "7")).contains(h[1]), [0x20, 0x09, 0x0A, 0x0D].contains(h[2]) {
+        if h[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "7")).contains(h[1]), [0x20, 0x09, 0x0A, 0x0D].contains(h[2]),
+            StillImageHeaders.pnmSize(h) != nil
+        {
             return .pnm
         }
         return nil

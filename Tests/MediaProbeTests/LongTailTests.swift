@@ -297,6 +297,7 @@ import Testing
             Sniffer.sniff([0, 0, 1, 0, 1, 0] + [UInt8](repeating: 0, count: 30), fileSize: 36) == .unknown,
             "an ICO entry must point at data")
         #expect(Sniffer.sniff(Array("P6\n4 4\n255\n".utf8), fileSize: 100) == .pnm)
+        #expect(Sniffer.sniff(Array("P1 notes for the trip\n".utf8), fileSize: 100) == .unknown, "a text starting with P1 is not a PBM")
         #expect(Sniffer.sniff(Array("ID3\u{3}\0".utf8) + [UInt8](repeating: 0, count: 20), fileSize: 100) == .mp3)
         #expect(
             Sniffer.sniff([0xFF, 0xFB, 0x90, 0x00] + [UInt8](repeating: 0, count: 20), fileSize: 100) == .unknown,

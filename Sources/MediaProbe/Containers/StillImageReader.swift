@@ -325,44 +325,55 @@ public enum StillImageHeaders {
         let magic = h.count > 1 ? h[1] : 0
         let names: [UInt8: String] = [0x31: "PBM", 0x32: "PGM", 0x33: "PPM", 0x34: "PBM", 0x35: "PGM", 0x36: "PPM", 0x37: "PAM"]
         var f = StillImageFacts(format: names[magic] ?? "PNM", sizeSource: "Netpbm header width/height")
-        let text = String(decoding: h, as: UTF8.self)
-        if magic == 0x37 {
-            // PAM: "WIDTH n" / "HEIGHT n" lines up to ENDHDR.
-            for line in text.split(separator: "\n").prefix(64) {
-                let parts = line.split(separator: " ", omittingEmptySubsequences: true)
-                if parts.count >= 2, parts[0] == "WIDTH" { f.width = Int(parts[1]).flatMap { $0 > 0 ? $0 : nil } }
-                if parts.count >= 2, parts[0] == "HEIGHT" { f.height = Int(parts[1]).flatMap { $0 > 0 ? $0 : nil } }
-                if line.hasPrefix("ENDHDR") { break }
-            }
-            f.sizeSource = "Netpbm PAM header WIDTH/HEIGHT"
-        } else {
-            // Tokens after the magic, comments (#…end of line) skipped.
-            var tokens: [Int] = []
-            var current = ""
-            var comment = false
-            for ch in text.dropFirst(2) {
-                if comment {
-                    if ch == "\n" || ch == "\r" { comment = false }
-                    continue
-                }
-                if ch == "#" {
-                    comment = true
-                } else if ch.isNumber {
-                    current.append(ch)
-                } else if ch.isWhitespace {
-                    if !current.isEmpty, let v = Int(current) { tokens.append(v) }
-                    current = ""
-                    if tokens.count == 2 { break }
-                } else {
-                    break
-                }
-            }
-            if tokens.count == 2 {
-                f.width = tokens[0]
-                f.height = tokens[1]
-            }
+        if magic == 0x37 { f.sizeSource = "Netpbm PAM header WIDTH/HEIGHT" }
+        if let size = pnmSize(h) {
+            f.width = size.width
+            f.height = size.height
         }
         return StillImageReading(facts: f)
+    }
+
+    /// The size in a Netpbm header (`P1`–`P6`: the two numbers after the magic, comments skipped; `P7`:
+    /// the WIDTH and HEIGHT lines before ENDHDR). The sniffer wants it too: "P1 " alone is not an image.
+    static func pnmSize(_ h: [UInt8]) -> (width: Int, height: Int)? {
+        guard h.count > 2 else { return nil }
+        let text = String(decoding: h, as: UTF8.self)
+        func positive(_ s: Substring) -> Int? { Int(s).flatMap { $0 > 0 ? $0 : nil } }
+        if h[1] == 0x37 {
+            var w: Int?, ht: Int?
+            for line in text.split(separator: "\n").prefix(64) {
+                let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+                if parts.count >= 2, parts[0] == "WIDTH" { w = positive(parts[1]) }
+                if parts.count >= 2, parts[0] == "HEIGHT" { ht = positive(parts[1]) }
+                if line.hasPrefix("ENDHDR") { break }
+            }
+            guard let w, let ht else { return nil }
+            return (w, ht)
+        }
+        var tokens: [Int] = []
+        var current = ""
+        var comment = false
+        for ch in text.dropFirst(2) {
+            if comment {
+                if ch == "\n" || ch == "\r" { comment = false }
+                continue
+            }
+            if ch == "#" {
+                comment = true
+            } else if ch.isNumber {
+                current.append(ch)
+            } else if ch.isWhitespace {
+                if !current.isEmpty {
+                    guard let v = positive(Substring(current)) else { return nil }
+                    tokens.append(v)
+                }
+                current = ""
+                if tokens.count == 2 { return (tokens[0], tokens[1]) }
+            } else {
+                return nil
+            }
+        }
+        return nil
     }
 
     // MARK: - MPEG audio
