@@ -756,6 +756,8 @@ def main():
     print(f"wrote {len(expected)} fixtures + expected.json to {out}")
     print(f"wrote {len(lib_files)} files to {lib} + library-expected.json")
     print(f"wrote {len(raw['files'])} files to {os.path.join(out, 'raw')} + raw-expected.json")
+    import longtail  # the long-tail set (longtail/, longtail-expected.json); see Fixtures/longtail.py
+    longtail.build(out)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ import PackageDescription
 
 let names = [
     "FuzzBMFF", "FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzMakerNote", "FuzzXMP", "FuzzTIFF",
-    "FuzzAAE", "FuzzTakeout", "FuzzInflate", "FuzzProbe", "FuzzPredicate", "FuzzRawPreview",
+    "FuzzAAE", "FuzzTakeout", "FuzzInflate", "FuzzProbe", "FuzzPredicate", "FuzzRawPreview", "FuzzTIFFDirectories",
+    "FuzzStill",
 ]
 
 let package = Package(

@@ -18,10 +18,12 @@ EXT = {
     "FuzzAAE": {"aae", "plist"},
     "FuzzTakeout": {"json"},
     "FuzzTIFF": {"dng", "nef", "cr2", "rw2", "arw", "orf", "tif", "tiff"},
+    "FuzzTIFFDirectories": {"dng", "nef", "cr2", "rw2", "arw", "orf", "tif", "tiff", "btf"},
     "FuzzXMP": {"xmp"},
     "FuzzRawPreview": {"dng", "nef", "cr2", "cr3", "rw2", "raf", "arw", "orf"},
     "FuzzProbe": {"heic", "heif", "avif", "mov", "mp4", "m4v", "3gp", "jpg", "jpeg", "png", "gif", "webp",
-                  "dng", "nef", "cr2", "cr3", "rw2", "raf", "arw", "aae", "xmp", "json", "mts", "avi"},
+                  "dng", "nef", "cr2", "cr3", "rw2", "raf", "arw", "aae", "xmp", "json", "mts", "avi",
+                  "tif", "bmp", "psd", "jp2", "j2k", "jxl", "ico", "tga", "ppm", "pgm", "pam", "mpo", "m4a", "mp3", "wav", "aiff"},
 }
 
 count = 0
@@ -50,11 +52,19 @@ def carve(data, start, end=None, limit=1 << 16):
         yield data[i: j + len(end)] if end and j >= 0 else data[i: i + limit]
         i = data.find(start, i + 1)
 
+# FuzzStill: the first byte chooses the reader (see Sources/FuzzStill/main.swift).
+STILL = {"bmp": 0, "psd": 1, "jp2": 2, "j2k": 3, "jxl": 4, "ico": 5, "tga": 6, "ppm": 7, "pgm": 7, "pam": 7}
+
 os.makedirs(out, exist_ok=True)
 images = {"jpg", "jpeg", "heic", "heif", "png", "dng", "nef", "cr2", "cr3", "rw2", "mov", "mp4", "webp"}
 for path, ext in files():
     if ext in EXT.get(target, ()):
         put(read(path))
+    if target == "FuzzStill" and ext in STILL:
+        put(bytes([STILL[ext]]) + read(path)[:65535])
+    if target == "FuzzStill" and ext in images:
+        for b in carve(read(path), b"8BIM"): put(b"\x08" + b)
+        for b in carve(read(path), b"CreateDate=\"", b"\""): put(b"\x09" + b[12:-1])
     if ext not in images: continue
     if target == "FuzzMakerNote":
         for b in carve(read(path), b"Apple iOS\0"): put(b)

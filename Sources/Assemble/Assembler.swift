@@ -137,7 +137,10 @@ public enum Assembler {
         "pef": "com.pentax.raw-image", "raf": "com.fuji.raw-image", "mov": "com.apple.quicktime-movie",
         "mp4": "public.mpeg-4", "m4v": "com.apple.m4v-video", "3gp": "public.3gpp", "avi": "public.avi",
         "matroska": "org.matroska.mkv", "webm": "org.webmproject.webm", "mpeg-ts": "public.avchd-mpeg-2-transport-stream",
-        "aae": "com.apple.photos.apple-adjustment-envelope",
+        "aae": "com.apple.photos.apple-adjustment-envelope", "srw": "com.samsung.raw-image", "bmp": "com.microsoft.bmp",
+        "psd": "com.adobe.photoshop-image", "jp2": "public.jpeg-2000", "j2k": "public.jpeg-2000", "jxl": "public.jpeg-xl",
+        "ico": "com.microsoft.ico", "tga": "com.truevision.tga-image", "pnm": "public.pbm", "m4a": "com.apple.m4a-audio",
+        "mp3": "public.mp3", "wav": "com.microsoft.waveform-audio", "aiff": "public.aiff-audio",
     ]
 
     // MARK: - State
@@ -182,7 +185,7 @@ public enum Assembler {
             }
         }
 
-        var media: [Int] { items.indices.filter { items[$0].c.role == .image || items[$0].c.role == .video } }
+        var media: [Int] { items.indices.filter { [.image, .video, .audio].contains(items[$0].c.role) } }
 
         func isEdit(_ i: Int) -> Bool { Assembler.originalStem(ofEdit: items[i].name.stem) != nil }
 
@@ -335,7 +338,7 @@ public enum Assembler {
 
         mutating func makeAssets() {
             for i in media where items[i].owner == nil {
-                _ = newGroup(i, items[i].c.role == .video ? .video : .photo)
+                _ = newGroup(i, items[i].c.role == .video ? .video : (items[i].c.role == .audio ? .audio : .photo))
             }
             for g in groups.indices {
                 assets.append(makeAsset(groups[g]))
@@ -355,7 +358,7 @@ public enum Assembler {
             a.locationSource = c.locationSource
             a.pixelWidth = c.pixelWidth
             a.pixelHeight = c.pixelHeight
-            a.duration = c.mediaType == .video ? (c.duration ?? 0) : 0
+            a.duration = c.mediaType == .video || c.mediaType == .audio ? (c.duration ?? 0) : 0
             a.contentIdentifier = c.contentIdentifier
             a.burstIdentifier = c.burstIdentifier
             a.make = c.make

@@ -55,7 +55,7 @@ public struct AssetJSON: Encodable, Sendable {
         try c.encode(x.locationSource, forKey: .locationSource)
         try c.encode(x.pixelWidth, forKey: .pixelWidth)
         try c.encode(x.pixelHeight, forKey: .pixelHeight)
-        try c.encode(x.mediaType == .video ? x.duration : nil, forKey: .duration)
+        try c.encode(x.mediaType == .video || x.mediaType == .audio ? x.duration : nil, forKey: .duration)
         try c.encode(a.pairedVideoDuration, forKey: .pairedVideoDuration)
         try c.encode(x.contentIdentifier, forKey: .contentIdentifier)
         try c.encode(x.burstIdentifier, forKey: .burstIdentifier)

@@ -5,7 +5,7 @@ import PhotoModel
 /// each with the reason that names its evidence. Pure data; no I/O.
 public struct FileClassification: Sendable, Equatable, Codable {
     public enum Role: String, Sendable, Codable {
-        case image, video, adjustmentSidecar, xmpSidecar, takeoutJSON, unsupported
+        case image, video, audio, adjustmentSidecar, xmpSidecar, takeoutJSON, unsupported
         /// Not media and not a sidecar we read (a README, `Thumbs.db`): skipped, never an orphan or an error.
         case notMedia
     }
@@ -53,6 +53,7 @@ public struct FileClassification: Sendable, Equatable, Codable {
         self.role = role
         self.fileSize = fileSize
         self.mediaType = mediaType
+        // Audio has no PhotoKit playback style of its own: unsupported, as PhotoKit reports for what it cannot show.
         self.playbackStyle = mediaType == .video ? .video : (mediaType == .image ? .image : .unsupported)
     }
 

@@ -10,15 +10,15 @@ public enum Classifier {
     public static func classify(_ r: ProbeReport) -> FileClassification {
         let name = r.path.split(separator: "/").last.map(String.init) ?? r.path
         let role = role(of: r, name: name)
-        let mediaType: MediaType = role == .image ? .image : (role == .video ? .video : .unknown)
+        let mediaType: MediaType = role == .image ? .image : (role == .video ? .video : (role == .audio ? .audio : .unknown))
         var c = FileClassification(path: r.path, kind: r.kind, role: role, fileSize: r.fileSize, mediaType: mediaType)
         c.errors = r.issues.filter { $0.severity == .error }.map { "\($0.stage.rawValue): \($0.reason)" }
-        c.reasons.append(Reason("mediaType", "\(mediaType.name): content is \(r.kind.rawValue) (magic bytes)"))
+        c.reasons.append(Reason("mediaType", "\(mediaType.name): content is \(r.kind.rawValue) (magic bytes)\(role == .audio && !r.kind.isAudio ? " with an audio track and no video track" : "")"))
         c.adjustments = r.adjustments
         c.takeout = r.takeout
         c.xmp = r.xmp
         c.fileModified = r.fileModified.map { AssetDate(local: $0.local, offsetSeconds: $0.offsetSeconds) }
-        guard role == .image || role == .video else { return c }
+        guard role == .image || role == .video || role == .audio else { return c }
 
         camera(r, &c)
         dates(r, &c)
@@ -27,13 +27,19 @@ public enum Classifier {
             c.locationSource = l.source
         }
         size(r, &c)
-        if role == .image { image(r, &c, name: name) } else { video(r, &c, name: name) }
+        switch role {
+        case .image: image(r, &c, name: name)
+        case .audio:
+            c.duration = r.quickTime?.durationSeconds ?? r.format?.durationSeconds ?? r.streams.first(where: { $0.type == "audio" })?.durationSeconds
+        default: video(r, &c, name: name)
+        }
         return c
     }
 
     static func role(of r: ProbeReport, name: String) -> FileClassification.Role {
         if r.notMedia != nil { return .notMedia }
         if r.kind.isImage { return .image }
+        if r.kind.isAudio || isAudioOnly(r) { return .audio }
         if r.kind.isVideo { return .video }
         // A sidecar whose content cannot be read keeps its role by extension, so that assembly can say
         // which asset it belonged to and why it was ignored.
@@ -52,6 +58,16 @@ public enum Classifier {
         case .json: return name.lowercased().hasSuffix(".json") ? .takeoutJSON : .unsupported
         default: return .unsupported
         }
+    }
+
+    /// A movie container with sound and no picture (an MPEG-4 with only an audio track, an audio-only
+    /// Matroska): audio, never a 0×0 video.
+    static func isAudioOnly(_ r: ProbeReport) -> Bool {
+        guard r.kind.isVideo else { return false }
+        if let qt = r.quickTime, !qt.tracks.isEmpty {
+            return qt.videoTrack == nil && qt.tracks.contains { $0.handler == "soun" }
+        }
+        return !r.streams.isEmpty && !r.streams.contains { $0.type == "video" } && r.streams.contains { $0.type == "audio" }
     }
 
     // MARK: - Shared facts
@@ -74,7 +90,7 @@ public enum Classifier {
         }
     }
 
-    /// creationDate: EXIF DateTimeOriginal → QuickTime creationdate → `©day`/3GPP `date` → XMP → EXIF CreateDate →
+    /// creationDate: EXIF DateTimeOriginal → QuickTime creationdate → AVCHD → `©day`/3GPP `date` → XMP → IPTC → EXIF CreateDate →
     /// `mvhd` (UTC). A missing offset is inferred from the GPS UTC stamp when that is plausible.
     static func dates(_ r: ProbeReport, _ c: inout FileClassification) {
         let d = r.dates
@@ -85,12 +101,12 @@ public enum Classifier {
             chosen = q
         } else if let a = d.avchd {
             chosen = a
-        } else if let day = r.quickTime?.userData.first(where: { $0.key == "©day" || $0.key == "date" }), let s = day.value.stringValue,
-            let fd = parseISO(s)
-        {
-            chosen = Sourced(fd, "\(day.source) (local time + offset)")
+        } else if let day = d.userDataCreation {
+            chosen = day
         } else if let x = d.xmpCreation {
             chosen = x
+        } else if let i = d.iptcCreation {
+            chosen = i
         } else if let dg = d.digitized {
             chosen = dg
         } else if let m = d.movieHeaderCreation, m.value.local >= "1971" {
@@ -103,11 +119,6 @@ public enum Classifier {
         }
         c.creationDate = AssetDate(local: pick.value.local, offsetSeconds: pick.value.offsetSeconds)
         c.creationDateSource = pick.source
-    }
-
-    static func parseISO(_ s: String) -> FileDate? {
-        guard let a = AssetDate(iso: String(s.map { $0 == " " ? "T" : $0 })) else { return nil }
-        return FileDate(local: a.local, offsetSeconds: a.offsetSeconds)
     }
 
     /// `local − utc` rounded to a quarter hour, when within ±14 h.

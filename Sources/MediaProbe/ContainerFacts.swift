@@ -241,9 +241,13 @@ public struct HEIFFacts: Sendable, Equatable, Codable {
 
 /// JPEG segments we care about.
 public struct JPEGFacts: Sendable, Equatable, Codable {
-    /// SOF dimensions.
+    /// SOF dimensions (a height of 0 in the frame header is replaced by the DNL marker's line count).
     public var width: Int?
     public var height: Int?
+    /// The height came from a DNL marker (FFDC) after the first scan.
+    public var heightFromDNL: Bool = false
+    /// APP13 `Photoshop 3.0` image resource blocks (IPTC 0x0404), after the signature.
+    public var photoshopRange: ByteRange?
     /// APP1 Exif payload range (starting at `Exif\0\0`).
     public var exifRange: ByteRange?
     /// APP1 XMP packet range, and whether Extended XMP parts were joined.

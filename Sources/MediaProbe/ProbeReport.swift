@@ -42,6 +42,8 @@ public struct ProbeReport: Sendable, Equatable, Codable {
     public var png: PNGFacts?
     public var gif: GIFFacts?
     public var webp: WebPFacts?
+    /// Header facts of BMP, PSD, JPEG 2000, JPEG XL, ICO, TGA and Netpbm files.
+    public var still: StillImageFacts?
     public var xmp: XMPFacts?
     /// Samsung SEFT trailer entries (JPEG).
     public var samsungTrailer: SamsungTrailer?
@@ -138,6 +140,10 @@ public struct ProbeStage: RawRepresentable, Sendable, Equatable, Hashable, Codab
     public static let png = ProbeStage(rawValue: "png")
     public static let gif = ProbeStage(rawValue: "gif")
     public static let webp = ProbeStage(rawValue: "webp")
+    /// Still formats read from their headers (BMP, PSD, JPEG 2000, JPEG XL, ICO, TGA, Netpbm).
+    public static let image = ProbeStage(rawValue: "image")
+    /// RIFF headers read by our own reader (AVI hdrl/INFO).
+    public static let riff = ProbeStage(rawValue: "riff")
     public static let tiff = ProbeStage(rawValue: "tiff")
     public static let exif = ProbeStage(rawValue: "exif")
     public static let makerNote = ProbeStage(rawValue: "makernote")
@@ -193,6 +199,10 @@ public struct DateFacts: Sendable, Equatable, Codable {
     public var avchd: Sourced<FileDate>?
     /// XMP `photoshop:DateCreated` / `xmp:CreateDate` / `exif:DateTimeOriginal`.
     public var xmpCreation: Sourced<FileDate>?
+    /// MP4/3GP user data `©day` or 3GPP `date` with a time: local time, usually with an offset.
+    public var userDataCreation: Sourced<FileDate>?
+    /// IPTC-IIM 2:55 DateCreated + 2:60 TimeCreated (JPEG APP13, TIFF 33723, PSD resources).
+    public var iptcCreation: Sourced<FileDate>?
 
     public init() {}
 }

@@ -123,12 +123,19 @@ struct ProbeContext {
         case .gif: readGIF()
         case .webp: readWebP()
         case .raf: readRAF()
+        case .bmp, .psd, .jp2, .j2k, .jxl, .ico, .tga, .pnm: readStill(kind)
+        case .mp3, .wav, .aiff:
+            if kind == .wav { checkRIFFSize() }
+            readWithLibavformat(analyze: true)  // an MP3's duration needs the stream analysed
         case _ where kind.isTIFFBased: kind = readTIFF()
         case _ where kind.isBMFF: readBMFF()
         case .avi, .matroska, .webm, .mpegTS:
             checkRIFFSize()
-            if kind == .mpegTS, let d = AVCHDReader.recordingDate(source) {
-                report.dates.avchd = Sourced(d, "H.264 SEI MDPM recording time (AVCHD)")
+            if kind == .avi { readAVIHeader() }
+            if kind == .mpegTS, let m = AVCHDReader.read(source) {
+                if let d = m.date { report.dates.avchd = Sourced(d, "H.264 SEI MDPM recording time (AVCHD)") }
+                if let s = m.make { report.camera.make = Sourced(s, "H.264 SEI MDPM 0xE0 maker code (AVCHD)") }
+                if let s = m.model { report.camera.model = Sourced(s, "H.264 SEI MDPM 0xE4–0xEB model name (AVCHD)") }
             }
             readWithLibavformat(analyze: true)
         case .xmp:
@@ -165,6 +172,7 @@ struct ProbeContext {
         }
         report.kind = kind
         locateMotionPhoto()
+        fillLocationFromXMP()
         fillPixelSize()
         requirePrimaryContent()
         checkExtension()
@@ -211,6 +219,9 @@ struct ProbeContext {
                 }
             }
             if let xmp = r.xmpPacket { c.applyXMP(xmp, source: "\(container) APP1 XMP") }
+            if let range = r.facts.photoshopRange, let b = try? src.read(range, limit: Prober.maxMetadataBlock, what: "APP13") {
+                c.applyPhotoshopResources(b, source: "\(container) APP13 Photoshop 3.0")
+            }
             if container == "JPEG", r.facts.width == nil {
                 if r.facts.hasImageBody {
                     // Image data is there (Photos imports such a file), but its size is unknown.
@@ -281,19 +292,28 @@ struct ProbeContext {
         }
     }
 
-    /// TIFF-based RAW or TIFF: libexif on the first 64 KiB (its APP1-sized cap), then refine the kind
-    /// from the tags (DNGVersion, Make).
+    /// TIFF-based RAW or TIFF: the directories walked where they are (`TIFFDirectories`), the kind refined
+    /// by structure, libexif on a compact block of IFD0/Exif/GPS/Interop, then XMP, IPTC and the size.
     mutating func readTIFF() -> ContainerKind {
         var kind = report.kind
+        let dirs = walkTIFFDirectories()
+        if kind == .tiff, let dirs { kind = dirs.refinedKind }
+        report.kind = kind
+        // Before libexif, so that a block it refuses costs no size, XMP or IPTC (and its IFD0 size does not
+        // replace the main image's).
+        if let dirs { applyTIFFDirectories(dirs, kind: kind) }
         attempt(.tiff) { (c: inout ProbeContext) throws(ProbeError) in
-            var block = try c.source.read(at: 0, count: ExifReader.maxBlock - 6)
+            // The first 64 KiB as they are (a BigTIFF: the classic block written from its IFDs), for the
+            // truncation checks and Panasonic's embedded JPEG below.
+            let written = dirs?.exifBlock().block
+            var block = try dirs?.isBigTIFF == true ? written ?? [] : c.source.read(at: 0, count: ExifReader.maxBlock - 6)
             // Panasonic (IIU) and Olympus (IIRO/IIRS) use their own magic numbers in an otherwise
             // standard TIFF header; libexif wants 42.
             if block.count >= 4, block[0] == 0x49, block[1] == 0x49, block[2] != 0x2A {
                 block[2] = 0x2A
                 block[3] = 0
             }
-            let r = try c.applyExif(block, container: "TIFF header")
+            let r = try c.applyExif(written ?? block, container: "TIFF header")
             if let end = r.dataEnd, end > c.source.size {
                 c.report.damage(.tiff, "truncated: image data referenced by IFD0/IFD1 ends at byte \(end), the file has \(c.source.size)")
             }
@@ -308,27 +328,15 @@ struct ProbeContext {
                 c.readJPEG(SliceSource(base: c.source, range: jpg), container: "RW2 JpgFromRaw")
                 c.report.jpeg = nil
             }
-            // The developed size of a RAW: the full-resolution SubIFD (DNG crop, NEF), else the Exif size.
-            if let full = RawTIFF.fullResolutionSize(block) {
-                c.report.pixelWidth = Sourced(full.width, full.source)
-                c.report.pixelHeight = Sourced(full.height, full.source)
-            } else if let w = c.report.exif?.exifPixelWidth, let h = c.report.exif?.exifPixelHeight, w.value > 0, h.value > 0 {
+            // A RAW without a full-resolution IFD of its own (CR2, RW2, ORF): the Exif size.
+            if kind.isRAW, dirs?.rawSize == nil, let w = c.report.exif?.exifPixelWidth, let h = c.report.exif?.exifPixelHeight, w.value > 0,
+                h.value > 0
+            {
                 c.report.pixelWidth = w
                 c.report.pixelHeight = h
             }
         }
-        if kind == .tiff {
-            let make = report.camera.make?.value.uppercased() ?? ""
-            if isDNGFlag {
-                kind = .dng
-            } else if make.hasPrefix("NIKON") {
-                kind = .nef
-            } else if make.hasPrefix("SONY") {
-                kind = .arw
-            } else if make.hasPrefix("PENTAX") || make.hasPrefix("RICOH") {
-                kind = .pef
-            }
-        }
+        if kind == .tiff, isDNGFlag { kind = .dng }
         return kind
     }
 
@@ -437,7 +445,12 @@ struct ProbeContext {
         // libexif quietly stops at an IFD that points back at one already read; we say so.
         let loops = TIFFReader.loops(in: block)
         if !loops.isEmpty {
-            report.fail(.exif, "\(container): IFD offset loop (\(loops.joined(separator: ", "))); entries after the loop are not read")
+            // A loop out of the Interop IFD or IFD1 (the thumbnail) costs no fact: IFD0, Exif and GPS were read.
+            if loops.allSatisfy({ $0.hasPrefix("interop") || $0.hasPrefix("ifd1") }) {
+                report.warn(.exif, "\(container): IFD offset loop (\(loops.joined(separator: ", "))); IFD0, Exif and GPS were read, the loop is not followed")
+            } else {
+                report.fail(.exif, "\(container): IFD offset loop (\(loops.joined(separator: ", "))); entries after the loop are not read")
+            }
         }
         let r = try ExifReader.read(block, container: container, firstIFD: firstIFD)
         isDNGFlag = isDNGFlag || r.isDNG
@@ -498,12 +511,22 @@ struct ProbeContext {
             report.xmp = x
         }
         if report.dates.xmpCreation == nil {
+            // The first full date-time in this order, else the first date of reduced precision.
+            var partial: Sourced<FileDate>?
             for key in ["exif:DateTimeOriginal", "photoshop:DateCreated", "xmp:CreateDate"] {
-                if let v = x[key], let d = XMPDate.parse(v) {
-                    report.dates.xmpCreation = Sourced(d, "XMP \(key) (\(source))")
+                guard let v = x[key] else { continue }
+                guard let d = XMPDate.parse(v) else {
+                    report.warn(.xmp, "XMP \(key) (\(source)) \"\(v.prefix(64))\" is not an XMP date (YYYY[-MM[-DD[Thh:mm[:ss[.s]][TZD]]]]); ignored")
+                    continue
+                }
+                let found = Sourced(d.date, "XMP \(key)\(d.precision) (\(source))")
+                if d.precision.isEmpty {
+                    report.dates.xmpCreation = found
                     break
                 }
+                partial = partial ?? found
             }
+            report.dates.xmpCreation = report.dates.xmpCreation ?? partial
         }
     }
 
@@ -515,6 +538,11 @@ struct ProbeContext {
             let d = ExifDate.parse(s, subSeconds: nil, offset: nil)
         {
             report.dates.quickTimeCreation = Sourced(d, "\(item.source) com.apple.quicktime.creationdate")
+        }
+        if let item = qt.userData.first(where: { $0.key == "©day" || $0.key == "date" }), let s = item.value.stringValue,
+            let d = XMPDate.parse(String(s.map { $0 == " " ? "T" : $0 })), d.precision.isEmpty
+        {
+            report.dates.userDataCreation = Sourced(d.date, "\(item.source) \(item.key) (local time + offset)")
         }
         let locationKeys = ["com.apple.quicktime.location.ISO6709"]
         for key in locationKeys {
@@ -641,11 +669,12 @@ struct ProbeContext {
             return (w, h, src)
         }
         let r = report
-        if let j = r.jpeg, let c = valid(j.width, j.height, "JPEG SOF") { return c }
+        if let j = r.jpeg, let c = valid(j.width, j.height, j.heightFromDNL ? "JPEG SOF width + DNL (FFDC) height" : "JPEG SOF") { return c }
         if let p = r.png, let c = valid(p.width, p.height, "PNG IHDR") { return c }
         if let g = r.gif, let c = valid(g.width, g.height, "GIF logical screen descriptor") { return c }
         if let w = r.webp, let c = valid(w.width, w.height, "WebP VP8/VP8L/VP8X header") { return c }
         if let h = r.heif, let c = valid(h.width, h.height, "HEIF primary item 'ispe'") { return c }
+        if let s = r.still, let c = valid(s.width, s.height, s.sizeSource) { return c }
         if let v = r.quickTime?.videoTrack {
             // The track header's presentation size (what players and Photos show, before rotation); the
             // sample entry's coded size can differ (Jellyfish.mov: 640x360 coded, 1920x1080 shown).
@@ -727,18 +756,8 @@ enum ISO6709 {
             }
         }
         if !current.isEmpty, let v = Double(current) { numbers.append(v) }
-        guard numbers.count >= 2, abs(numbers[0]) <= 90, abs(numbers[1]) <= 180 else { return nil }
+        // 0,0 is "no fix" ('null island'), dropped as the EXIF reader drops it.
+        guard numbers.count >= 2, abs(numbers[0]) <= 90, abs(numbers[1]) <= 180, numbers[0] != 0 || numbers[1] != 0 else { return nil }
         return GeoLocation(latitude: numbers[0], longitude: numbers[1], altitude: numbers.count > 2 ? numbers[2] : nil)
-    }
-}
-
-/// XMP dates: `2016-05-04T12:00:00.123+02:00`, possibly date-only.
-enum XMPDate {
-    static func parse(_ s: String) -> FileDate? {
-        let t = s.trimmingWhitespace()
-        if t.count >= 19 { return ExifDate.parse(t, subSeconds: nil, offset: nil) }
-        if t.count == 10 { return ExifDate.parse(t + "T00:00:00", subSeconds: nil, offset: nil) }
-        if t.count == 16 { return ExifDate.parse(t + ":00", subSeconds: nil, offset: nil) }
-        return nil
     }
 }

@@ -1,17 +1,23 @@
 /// What a file is, by its magic bytes. The extension is never trusted; a disagreement is a warning.
 public enum ContainerKind: String, Sendable, Codable, CaseIterable {
     case jpeg, png, gif, webp, tiff, dng
-    case cr2, nef, arw, orf, rw2, pef, cr3, raf
+    case cr2, nef, arw, orf, rw2, pef, srw, cr3, raf
+    /// Windows bitmap, Photoshop (PSD/PSB), JPEG 2000 (JP2/JPX file, raw J2K codestream), JPEG XL
+    /// (codestream or container), Windows icon/cursor, Truevision TGA, Netpbm (PBM/PGM/PPM/PAM).
+    case bmp, psd, jp2, j2k, jxl, ico, tga, pnm
     case heic, avif
     case mov, mp4, m4v, threeGP = "3gp"
     case avi, matroska, webm
     case mpegTS = "mpeg-ts"
+    /// Audio: MPEG-4 audio (`M4A `/`M4B `/`M4P ` brands), MP3, WAVE, AIFF/AIFC.
+    case m4a, mp3, wav, aiff
     case aae, xmp, json
     case empty, unknown
 
     public var isImage: Bool {
         switch self {
-        case .jpeg, .png, .gif, .webp, .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef, .cr3, .raf, .heic, .avif:
+        case .jpeg, .png, .gif, .webp, .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef, .srw, .cr3, .raf, .heic, .avif,
+            .bmp, .psd, .jp2, .j2k, .jxl, .ico, .tga, .pnm:
             return true
         default: return false
         }
@@ -24,9 +30,16 @@ public enum ContainerKind: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    public var isAudio: Bool {
+        switch self {
+        case .m4a, .mp3, .wav, .aiff: return true
+        default: return false
+        }
+    }
+
     public var isRAW: Bool {
         switch self {
-        case .dng, .cr2, .nef, .arw, .orf, .rw2, .pef, .cr3, .raf: return true
+        case .dng, .cr2, .nef, .arw, .orf, .rw2, .pef, .srw, .cr3, .raf: return true
         default: return false
         }
     }
@@ -36,7 +49,7 @@ public enum ContainerKind: String, Sendable, Codable, CaseIterable {
     /// Whether the ISO-BMFF reader applies.
     public var isBMFF: Bool {
         switch self {
-        case .heic, .avif, .mov, .mp4, .m4v, .threeGP, .cr3: return true
+        case .heic, .avif, .mov, .mp4, .m4v, .threeGP, .cr3, .m4a: return true
         default: return false
         }
     }
@@ -44,7 +57,7 @@ public enum ContainerKind: String, Sendable, Codable, CaseIterable {
     /// Whether the TIFF/EXIF structure starts at byte 0.
     public var isTIFFBased: Bool {
         switch self {
-        case .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef: return true
+        case .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef, .srw: return true
         default: return false
         }
     }
@@ -52,11 +65,11 @@ public enum ContainerKind: String, Sendable, Codable, CaseIterable {
     /// Extensions that are normal for this kind (lower-case).
     public var extensions: Set<String> {
         switch self {
-        case .jpeg: return ["jpg", "jpeg", "jpe", "jfif"]
+        case .jpeg: return ["jpg", "jpeg", "jpe", "jfif", "mpo"]
         case .png: return ["png", "apng"]
         case .gif: return ["gif"]
         case .webp: return ["webp"]
-        case .tiff: return ["tif", "tiff"]
+        case .tiff: return ["tif", "tiff", "btf", "tf8"]
         case .dng: return ["dng"]
         case .cr2: return ["cr2"]
         case .nef: return ["nef", "nrw"]
@@ -64,12 +77,25 @@ public enum ContainerKind: String, Sendable, Codable, CaseIterable {
         case .orf: return ["orf"]
         case .rw2: return ["rw2", "raw"]
         case .pef: return ["pef"]
+        case .srw: return ["srw"]
+        case .bmp: return ["bmp", "dib"]
+        case .psd: return ["psd", "psb"]
+        case .jp2: return ["jp2", "jpx", "jpf", "jph"]
+        case .j2k: return ["j2k", "j2c", "jpc", "jp2"]
+        case .jxl: return ["jxl"]
+        case .ico: return ["ico", "cur"]
+        case .tga: return ["tga", "icb", "vda", "vst"]
+        case .pnm: return ["pbm", "pgm", "ppm", "pnm", "pam"]
+        case .m4a: return ["m4a", "m4b", "m4p", "mp4"]
+        case .mp3: return ["mp3"]
+        case .wav: return ["wav", "wave"]
+        case .aiff: return ["aif", "aiff", "aifc"]
         case .cr3: return ["cr3"]
         case .raf: return ["raf"]
         case .heic: return ["heic", "heif", "hif"]
         case .avif: return ["avif"]
         case .mov: return ["mov", "qt"]
-        case .mp4: return ["mp4", "m4v", "mov"]
+        case .mp4: return ["mp4", "m4v", "mov", "m4a"]
         case .m4v: return ["m4v", "mp4"]
         case .threeGP: return ["3gp", "3g2", "mp4"]
         case .avi: return ["avi"]
@@ -98,6 +124,7 @@ public enum Sniffer {
         if h.matches("RIFF"), h.matches("WEBP", at: 8) { return .webp }
         if h.matches("RIFF"), h.matches("AVI ", at: 8) { return .avi }
         if h.matches("FUJIFILMCCD-RAW") { return .raf }
+        if let kind = sniffStill(h, fileSize: fileSize) ?? sniffAudio(h) { return kind }
         if h.count >= 4, h[0] == 0x1A, h[1] == 0x45, h[2] == 0xDF, h[3] == 0xA3 {
             return h.firstIndex(of: Array("webm".utf8)) != nil ? .webm : .matroska
         }
@@ -105,7 +132,41 @@ public enum Sniffer {
         if h.count >= 389, h[4] == 0x47, h[196] == 0x47, h[388] == 0x47 { return .mpegTS }  // M2TS: 192-byte packets with a 4-byte timecode
         if let kind = sniffBMFF(h) { return kind }
         if let kind = sniffTIFF(h) { return kind }
-        return sniffText(h)
+        let text = sniffText(h)
+        if text == .unknown, StillImageHeaders.isTGA(h) { return .tga }
+        return text
+    }
+
+    /// Still formats with a signature of their own (TGA has none: it is tried last, by its header).
+    static func sniffStill(_ h: [UInt8], fileSize: UInt64) -> ContainerKind? {
+        guard h.count >= 4 else { return nil }
+        if h.matches("BM"), h.count >= 18, let dib = BinaryReader.uint(h, at: 14, size: 4, bigEndian: false),
+            [12, 16, 40, 52, 56, 64, 108, 124].contains(dib)
+        {
+            return .bmp
+        }
+        if h.matches("8BPS"), let v = BinaryReader.uint(h, at: 4, size: 2, bigEndian: true), v == 1 || v == 2 { return .psd }
+        if h.starts(with: [0, 0, 0, 0x0C]), h.matches("jP  \r\n", at: 4) { return .jp2 }
+        if h.starts(with: [0xFF, 0x4F, 0xFF, 0x51]) { return .j2k }
+        if h.starts(with: [0xFF, 0x0A]) { return .jxl }
+        if h.starts(with: [0, 0, 0, 0x0C]), h.matches("JXL \r\n", at: 4) { return .jxl }
+        if StillImageHeaders.isICO(h, fileSize: fileSize) { return .ico }
+        if h[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "7")).contains(h[1]), [0x20, 0x09, 0x0A, 0x0D].contains(h[2]),
+            StillImageHeaders.pnmSize(h) != nil
+        {
+            return .pnm
+        }
+        return nil
+    }
+
+    /// WAVE, AIFF and MP3 (an ID3v2 tag, or two consecutive MPEG audio frame headers).
+    static func sniffAudio(_ h: [UInt8]) -> ContainerKind? {
+        guard h.count >= 12 else { return nil }
+        if h.matches("RIFF"), h.matches("WAVE", at: 8) { return .wav }
+        if h.matches("FORM"), h.matches("AIFF", at: 8) || h.matches("AIFC", at: 8) { return .aiff }
+        if h.matches("ID3"), h[3] < 5 { return .mp3 }
+        if let n = StillImageHeaders.mpegAudioFrameLength(h, at: 0), n > 0, StillImageHeaders.mpegAudioFrameLength(h, at: n) != nil { return .mp3 }
+        return nil
     }
 
     static func sniffBMFF(_ h: [UInt8]) -> ContainerKind? {
@@ -135,6 +196,7 @@ public enum Sniffer {
         let major = brands.first ?? ""
         switch major {
         case "crx ": return .cr3
+        case "M4A ", "M4B ", "M4P ": return .m4a
         case "heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "mif2":
             if major == "mif1" || major == "msf1", brands.contains("avif") || brands.contains("avis") { return .avif }
             return .heic
@@ -158,7 +220,8 @@ public enum Sniffer {
         switch magic {
         case 42:
             if h.count >= 10, h[8] == 0x43, h[9] == 0x52 { return .cr2 }  // "CR" after the header
-            return .tiff  // refined by the TIFF reader (DNG, NEF, ARW, PEF) from its tags
+            return .tiff  // refined by the TIFF reader (DNG, NEF, ARW, PEF, SRW) from its structure
+        case 43: return .tiff  // BigTIFF
         case 0x55: return .rw2  // Panasonic "IIU\0"
         case 0x4F52, 0x5352: return .orf  // Olympus "IIRO" / "IIRS"
         default: return nil

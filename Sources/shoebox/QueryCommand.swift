@@ -209,7 +209,7 @@ enum QueryOutput {
         case "size": return "\(a.pixelWidth)x\(a.pixelHeight)"
         case "pixelWidth": return String(a.pixelWidth)
         case "pixelHeight": return String(a.pixelHeight)
-        case "duration": return a.mediaType == .video ? String(format: "%.3f", a.duration) : ""
+        case "duration": return a.mediaType == .video || a.mediaType == .audio ? String(format: "%.3f", a.duration) : ""
         case "localIdentifier": return s.localIdentifier
         case "cloudIdentifier": return s.cloudIdentifier
         case "contentIdentifier": return a.contentIdentifier ?? ""

@@ -63,7 +63,7 @@ enum ShowText {
         } else {
             l.append("  location         -")
         }
-        l.append("  size             \(a.pixelWidth)x\(a.pixelHeight)\(a.mediaType == .video ? String(format: ", %.3f s", a.duration) : "")")
+        l.append("  size             \(a.pixelWidth)x\(a.pixelHeight)\(a.mediaType == .video || a.mediaType == .audio ? String(format: ", %.3f s", a.duration) : "")")
         l.append("  camera           \([a.make, a.model].compactMap { $0 }.joined(separator: " "))\(a.lensModel.map { " — \($0)" } ?? "")")
         if let c = a.contentIdentifier { l.append("  contentIdentifier \(c)") }
         if let b = a.burstIdentifier { l.append("  burstIdentifier  \(b)\(a.representsBurst ? " (representative)" : "")") }

@@ -128,7 +128,7 @@ import TestSupport
             ("third.jpg", jpeg.prefix(jpeg.count / 3), .damaged),
             ("head.jpg", jpeg.prefix(2000), .failed),
             ("third.mov", mov.prefix(mov.count / 3), .failed),  // its moov is at the end: no track left
-            ("third.dng", dng.prefix(dng.count / 3), .damaged),
+            ("cut.dng", dng.prefix(dng.count / 3), .damaged),  // its own stem: a RAW beside a JPEG of the same stem pairs with it
             ("third.png", png.prefix(png.count / 3), .damaged),
             ("meta-4g.heic", metaHuge, .failed),
             ("noise.jpg", noise, .failed),

@@ -48,3 +48,32 @@ public enum Corpus {
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
 }
+
+/// Locates `../shared/longtail` (or `$SHOEBOX_LONGTAIL`): fifteen real long-tail files and their expected
+/// reading (its README). Tests skip with `skipMessage` when it is absent.
+public enum LongTail {
+    public static let root: URL? = {
+        let env = ProcessInfo.processInfo.environment
+        if let p = env["SHOEBOX_LONGTAIL"], FileManager.default.fileExists(atPath: p) {
+            return URL(fileURLWithPath: p, isDirectory: true)
+        }
+        let c = Corpus.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/longtail", isDirectory: true)
+        return FileManager.default.fileExists(atPath: c.appendingPathComponent("files.txt").path) ? c : nil
+    }()
+
+    public static var isAvailable: Bool { root != nil }
+
+    public static let skipMessage = "../shared/longtail is absent (set SHOEBOX_LONGTAIL to run the long-tail tests)"
+
+    /// A file of the set by its path relative to `media/`.
+    public static func path(_ relative: String) -> String? {
+        root?.appendingPathComponent("media").appendingPathComponent(relative).path
+    }
+
+    /// The generated long-tail fixtures' expectations (`Fixtures/generated/longtail-expected.json`).
+    public static func generatedExpectations() -> [[String: Any]] {
+        let url = Corpus.fixtures.appendingPathComponent("generated/longtail-expected.json")
+        guard let data = try? Data(contentsOf: url), let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [] }
+        return obj["files"] as? [[String: Any]] ?? []
+    }
+}

@@ -117,6 +117,17 @@ public enum JPEGReader {
                                                       warnings: &r.warnings)
                     }
                 }
+            case 0xED where r.facts.photoshopRange == nil && payload.length > 14:
+                if try source.read(at: payload.offset, count: 14).matches("Photoshop 3.0\0") {
+                    r.facts.photoshopRange = ByteRange(offset: payload.offset + 14, length: payload.length - 14)
+                }
+            case 0xDC where r.facts.height == 0 && payload.length >= 2:
+                // DNL: the number of lines, for a frame header that left it 0.
+                let b = try source.read(at: payload.offset, count: 2)
+                if b.count == 2, Int(b[0]) << 8 | Int(b[1]) > 0 {
+                    r.facts.height = Int(b[0]) << 8 | Int(b[1])
+                    r.facts.heightFromDNL = true
+                }
             case 0xDA:
                 if r.facts.scanOffset == nil { r.facts.scanOffset = markerPos }
                 guard let (next, _) = try scanForMarker(source, from: segEnd) else {

@@ -248,9 +248,10 @@ enum ExifReader {
                 if format == EXIF_FORMAT_SRATIONAL {
                     let sn = Double(Int32(bitPattern: UInt32(truncatingIfNeeded: n)))
                     let sd = Double(Int32(bitPattern: UInt32(truncatingIfNeeded: d)))
-                    out.append(sd == 0 ? .nan : sn / sd)
+                    out.append(sd == 0 ? (sn == 0 ? 0 : .nan) : sn / sd)
                 } else {
-                    out.append(d == 0 ? .nan : Double(n) / Double(d))
+                    // 0/0 is how many writers say "0" (GPS seconds); n/0 is no value.
+                    out.append(d == 0 ? (n == 0 ? 0 : .nan) : Double(n) / Double(d))
                 }
                 i += 8
             }

@@ -1,5 +1,6 @@
-/// What libexif does not reach in TIFF-based RAW files: SubIFDs (0x014A), where DNG and NEF keep the
-/// full-resolution raw image, and the Panasonic RW2 embedded JPEG (IFD0 0x002E) that carries its Exif.
+/// Checks on the first 64 KiB of a TIFF-based file: whether IFD0, its values or the SubIFDs' image data run
+/// past the end (truncation), and the Panasonic RW2 embedded JPEG (IFD0 0x002E) that carries its Exif. Sizes
+/// and the IFDs themselves are read where they are by `TIFFDirectories`.
 enum RawTIFF {
     struct Entry {
         var tag: UInt16
@@ -42,48 +43,6 @@ enum RawTIFF {
         return out
     }
 
-    /// The size of the full-resolution raw image from a SubIFD whose NewSubfileType is 0: its
-    /// DefaultCropSize (DNG: the developed size) or else its ImageWidth/ImageLength.
-    static func fullResolutionSize(_ b: [UInt8]) -> (width: Int, height: Int, source: String)? {
-        guard b.count >= 8 else { return nil }
-        let be = b[0] == 0x4D
-        guard let ifd0 = BinaryReader.uint(b, at: 4, size: 4, bigEndian: be) else { return nil }
-        guard let sub = entries(b, at: Int(ifd0), bigEndian: be).first(where: { $0.tag == 0x014A }) else { return nil }
-        let offsets: [UInt64] = sub.count == 1 ? [UInt64(sub.value)] : values(sub, b, bigEndian: be)
-        var best: (Int, Int, String)?
-        for off in offsets.prefix(16) {
-            let es = entries(b, at: Int(off), bigEndian: be)
-            let type = es.first { $0.tag == 0x00FE }.map { Int($0.value) } ?? 0
-            guard type == 0 else { continue }
-            if let crop = es.first(where: { $0.tag == 0xC620 }), crop.count == 2 {
-                // DefaultCropSize: two SHORT, LONG or RATIONAL values (a rational's numerator is read).
-                let size = crop.type == 3 ? 2 : 4
-                let stride = crop.type == 5 ? 8 : size
-                let base = 2 * stride <= 4 ? crop.fieldOffset : Int(crop.value)
-                if let w = BinaryReader.uint(b, at: base, size: size, bigEndian: be),
-                    let h = BinaryReader.uint(b, at: base + stride, size: size, bigEndian: be), w > 0, h > 0
-                {
-                    var (ww, hh) = (Int(w), Int(h))
-                    if crop.type == 5,
-                        let dw = BinaryReader.uint(b, at: base + 4, size: 4, bigEndian: be),
-                        let dh = BinaryReader.uint(b, at: base + 12, size: 4, bigEndian: be), dw > 0, dh > 0
-                    {
-                        ww /= Int(dw)
-                        hh /= Int(dh)
-                    }
-                    return (ww, hh, "TIFF SubIFD DefaultCropSize (0xC620)")
-                }
-            }
-            if let w = es.first(where: { $0.tag == 0x0100 }), let h = es.first(where: { $0.tag == 0x0101 }) {
-                let ww = Int(w.value), hh = Int(h.value)
-                // Areas as UInt64: two 32-bit sizes multiply past Int.max (found by FuzzProbe).
-                func area(_ w: Int, _ h: Int) -> UInt64 { UInt64(UInt32(clamping: w)) * UInt64(UInt32(clamping: h)) }
-                if area(ww, hh) > (best.map { area($0.0, $0.1) } ?? 0) { best = (ww, hh, "TIFF SubIFD ImageWidth/ImageLength (NewSubfileType 0)") }
-            }
-        }
-        return best.map { (width: $0.0, height: $0.1, source: $0.2) }
-    }
-
     /// Where the image data of the SubIFDs (strips or tiles) ends, and whether a SubIFD itself lies past
     /// the buffer: both mean the file was cut short.
     static func subIFDDataEnd(_ b: [UInt8], fileSize: UInt64) -> UInt64? {
@@ -112,7 +71,8 @@ enum RawTIFF {
         let be = b[0] == 0x4D
         guard let ifd0 = BinaryReader.uint(b, at: 4, size: 4, bigEndian: be) else { return nil }
         guard let n = BinaryReader.uint(b, at: Int(ifd0), size: 2, bigEndian: be) else {
-            return "IFD0 at offset \(ifd0) lies past the end"
+            // Past this prefix but inside the file: `TIFFDirectories` reads it there.
+            return ifd0 + 2 > fileSize ? "IFD0 at offset \(ifd0) lies past the end" : nil
         }
         let end = ifd0 + 2 + 12 * n
         if end > fileSize { return "IFD0 declares \(n) entries ending at byte \(end)" }
