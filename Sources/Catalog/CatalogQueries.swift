@@ -207,6 +207,7 @@ extension Catalog {
                 ("assets", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL"),
                 ("images", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND media_type = 1"),
                 ("videos", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND media_type = 2"),
+                ("audio", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND media_type = 3"),
                 ("Live Photo pairs", "SELECT COUNT(*) FROM asset a WHERE trashed_at IS NULL AND EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = a.id AND r.type = 9)"),
                 ("in Recently Deleted", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NOT NULL"),
             ] {

@@ -592,11 +592,15 @@ public final class Ingestor: Sendable {
         let start = Date()
         var s = RederiveSummary()
         s.runID = try catalog.beginRun(roots: try catalog.knownRoots())
+        let rulesChanged = try catalog.metaValue("rules_version") != String(options.rules.version)
         try rederiveStored(runID: s.runID, into: &s)
         s.records += try catalog.finishRun(
             s.runID, filesSeen: s.files, filesProbed: 0, errors: 0, elapsed: Date().timeIntervalSince(start), prune: false,
             historyRetentionDays: options.historyRetentionDays)
-        if options.organize { s.organized = try Organizer.run(catalog, runID: s.runID, userSmartAlbums: options.userSmartAlbums) }
+        // Organize (its rules are versioned with the rest) when the rules changed or an asset did.
+        if options.organize, rulesChanged || !s.records.isEmpty {
+            s.organized = try Organizer.run(catalog, runID: s.runID, userSmartAlbums: options.userSmartAlbums)
+        }
         if s.keptFolders.isEmpty { try catalog.setMetaValue("rules_version", String(options.rules.version)) }
         s.elapsed = Date().timeIntervalSince(start)
         return s
