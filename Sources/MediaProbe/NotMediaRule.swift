@@ -11,9 +11,11 @@ public enum NotMediaRule {
     public static let mediaExtensions: Set<String> = {
         var s = Set(ContainerKind.allCases.filter { $0 != .json }.flatMap(\.extensions))
         s.formUnion([
-            "jpg", "jpeg", "heic", "heif", "png", "gif", "webp", "tif", "tiff", "bmp", "psd", "psb", "jp2", "j2k", "jpx", "jxl", "ico",
+            "jpg", "jpeg", "heic", "heif", "png", "gif", "webp", "tif", "tiff", "bmp", "psd", "psb", "jp2", "j2k", "jpx", "jxl",
+            "ico",
             "tga", "pbm", "pgm", "ppm", "pnm", "mpo", "srw", "3fr", "erf", "mef", "mos", "iiq", "rwl", "x3f", "kdc", "dcr", "crw",
-            "mov", "mp4", "m4v", "3gp", "3g2", "avi", "mkv", "webm", "mts", "m2ts", "mpg", "mpeg", "wmv", "asf", "flv", "vob", "insv",
+            "mov", "mp4", "m4v", "3gp", "3g2", "avi", "mkv", "webm", "mts", "m2ts", "mpg", "mpeg", "wmv", "asf", "flv", "vob",
+            "insv",
             "lrv", "aae", "xmp",
         ])
         return s
@@ -26,9 +28,18 @@ public enum NotMediaRule {
     ]
 
     static let categories: [(String, Set<String>)] = [
-        ("text", ["txt", "md", "markdown", "rst", "rtf", "csv", "tsv", "log", "ini", "cfg", "conf", "nfo", "html", "htm", "xml", "yml", "yaml", "toml"]),
+        (
+            "text",
+            [
+                "txt", "md", "markdown", "rst", "rtf", "csv", "tsv", "log", "ini", "cfg", "conf", "nfo", "html", "htm", "xml",
+                "yml", "yaml", "toml",
+            ]
+        ),
         ("json", ["json", "geojson"]),
-        ("document", ["pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt", "ods", "odp", "pages", "numbers", "key", "epub"]),
+        (
+            "document",
+            ["pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt", "ods", "odp", "pages", "numbers", "key", "epub"]
+        ),
         ("archive", ["zip", "tar", "gz", "tgz", "bz2", "xz", "7z", "rar", "zst"]),
         ("database", ["db", "sqlite", "sqlite3", "sqlite-wal", "sqlite-shm", "photoslibrary", "lrcat", "lrdata"]),
         ("audio", ["mp3", "m4a", "aac", "wav", "aif", "aiff", "flac", "ogg", "opus", "wma"]),
@@ -50,7 +61,8 @@ public enum NotMediaRule {
     /// name claims media, so the caller reports an error instead.
     public static func classify(name: String, empty: Bool) -> NotMedia? {
         if isSystemFile(name) {
-            return NotMedia(category: "system", reason: "\(name) is written by an operating system or photo tool, not a photo or video")
+            return NotMedia(
+                category: "system", reason: "\(name) is written by an operating system or photo tool, not a photo or video")
         }
         let ext = fileExtension(name)
         if let ext, mediaExtensions.contains(ext) { return nil }

@@ -56,6 +56,7 @@ public struct Outcomes: Sendable, Equatable {
 
     /// `json 30, text 5, system 3`: largest first.
     public var skippedText: String {
-        skipped.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        skipped.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+            separator: ", ")
     }
 }

@@ -1,10 +1,11 @@
+import Catalog
+import Derivatives
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Catalog
-import Derivatives
 
 /// Recognises Shoebox's own files wherever they sit, so that they are never ingested: catalogs (by
 /// SQLite's `application_id`), their `-wal`/`-shm`/`-journal` companions, thumbnail folders (by the
@@ -35,7 +36,9 @@ public struct OwnFiles: Sendable {
         for suffix in Self.companionSuffixes where name.hasSuffix(suffix) {
             let base = String(name.dropLast(suffix.count))
             let basePath = dir == "/" ? "/" + base : dir + "/" + base
-            if paths.contains(basePath) || (siblings.contains(base) && Self.isCatalog(basePath)) { return "catalog \(suffix.dropFirst())" }
+            if paths.contains(basePath) || (siblings.contains(base) && Self.isCatalog(basePath)) {
+                return "catalog \(suffix.dropFirst())"
+            }
         }
         let ext = name.lastIndex(of: ".").map { name[name.index(after: $0)...].lowercased() } ?? ""
         if Self.databaseExtensions.contains(ext) || siblings.contains(name + "-wal") || siblings.contains(name + "-shm") {

@@ -29,7 +29,8 @@ struct ErrorsCommand: ParsableCommand {
     func run() throws {
         let catalog = try catalogOption.open()
         IncompleteRunNote.print(catalog)
-        let severities: Set<ErrorSeverity> = severity == .all ? Set(ErrorSeverity.allCases) : [ErrorSeverity(rawValue: severity.rawValue)!]
+        let severities: Set<ErrorSeverity> =
+            severity == .all ? Set(ErrorSeverity.allCases) : [ErrorSeverity(rawValue: severity.rawValue)!]
         let rows = try catalog.errors(runID: runID, severities: severities)
         let skipped = includeSkipped ? try catalog.skippedFiles() : []
         let enc = JSONEncoder()
@@ -53,7 +54,8 @@ struct ErrorsCommand: ParsableCommand {
             print("RUN  SEVERITY  STAGE        PATH — REASON")
             for r in rows {
                 print(
-                    TableRow.pad(String(r.runID), 4) + " " + TableRow.pad(r.severity.rawValue, 9) + " " + TableRow.pad(r.stage, 12) + " "
+                    TableRow.pad(String(r.runID), 4) + " " + TableRow.pad(r.severity.rawValue, 9) + " "
+                        + TableRow.pad(r.stage, 12) + " "
                         + r.path + " — " + r.reason)
             }
             for s in skipped { print("-    skipped   " + TableRow.pad(s.category, 12) + " " + s.path + " — " + s.reason) }
@@ -103,7 +105,8 @@ enum IncompleteRunNote {
         let what =
             run.status == "running" && (run.host != RunInfo.hostName() || run.pid.map(RunInfo.isAlive) == true)
             ? "is still running" : "did not finish (\(run.status))"
-        let text = "note: the newest ingest (run \(run.id), started \(run.startedAt)) \(what); the catalog holds what it committed so far\n"
+        let text =
+            "note: the newest ingest (run \(run.id), started \(run.startedAt)) \(what); the catalog holds what it committed so far\n"
         FileHandle.standardError.write(Data(text.utf8))
     }
 }
@@ -179,14 +182,22 @@ struct RederiveCommand: ParsableCommand {
             default: deleted += 1
             }
         }
-        print("rederive run \(s.runID): \(s.folders) folders, \(s.files) files from stored facts in \(String(format: "%.2f", s.elapsed)) s (rules \(DerivationRules.current.version))")
-        print("  assets inserted \(inserted), updated \(s.records.filter { $0.objectType == "asset" && $0.changeType == "updated" }.count), deleted \(deleted)")
-        for (p, ids) in byProperty.sorted(by: { $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key }) {
+        print(
+            "rederive run \(s.runID): \(s.folders) folders, \(s.files) files from stored facts in \(String(format: "%.2f", s.elapsed)) s (rules \(DerivationRules.current.version))"
+        )
+        print(
+            "  assets inserted \(inserted), updated \(s.records.filter { $0.objectType == "asset" && $0.changeType == "updated" }.count), deleted \(deleted)"
+        )
+        for (p, ids) in byProperty.sorted(by: {
+            $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key
+        }) {
             let names = try ids.prefix(examples).map { id in try catalog.findAsset(id)?.asset.id ?? id }
             print("  \(p): \(ids.count)   e.g. \(names.joined(separator: ", "))")
         }
         if !s.keptFolders.isEmpty {
-            print("  kept as they were: \(s.keptFolders.count) folders with files whose facts are missing or from an older probe (ingest them), e.g. \(s.keptFolders.prefix(3).joined(separator: ", "))")
+            print(
+                "  kept as they were: \(s.keptFolders.count) folders with files whose facts are missing or from an older probe (ingest them), e.g. \(s.keptFolders.prefix(3).joined(separator: ", "))"
+            )
         }
         print("  change token: \(try catalog.currentToken())")
     }

@@ -5,8 +5,8 @@ import Foundation
 import GRDB
 import MediaProbe
 import PhotoModel
-import Testing
 import TestSupport
+import Testing
 
 @testable import Pipeline
 
@@ -82,8 +82,13 @@ import TestSupport
         let corpus = try #require(Corpus.root).path
         let path = s.path("c.sqlite")
         _ = try await Self.ingest(corpus, try Catalog(path: path))
-        let stale = ["osxphotos/test-images/wedding.jpg", "lychee/train.mov", "osxphotos/test-images/IMG_1853.HEIC"].map { corpus + "/" + $0 }
-        try Self.sql(path, "UPDATE file SET probe_version = \(Prober.version - 1) WHERE path IN (\(stale.map { "'\($0)'" }.joined(separator: ",")))")
+        let stale = ["osxphotos/test-images/wedding.jpg", "lychee/train.mov", "osxphotos/test-images/IMG_1853.HEIC"].map {
+            corpus + "/" + $0
+        }
+        try Self.sql(
+            path,
+            "UPDATE file SET probe_version = \(Prober.version - 1) WHERE path IN (\(stale.map { "'\($0)'" }.joined(separator: ",")))"
+        )
         let again = try await Self.ingest(corpus, try Catalog(path: path))
         #expect(again.filesProbed == stale.count)
         #expect(again.inserted == 0 && again.deleted == 0 && again.updated == 0, "same facts, same judgements")
@@ -109,7 +114,10 @@ import TestSupport
         // The user marks one screenshot a favorite and moves its date: a re-derivation must keep both.
         let mine = screenshots[0].localIdentifier
         _ = try c.perform(
-            ChangeSet(changes: [Change(op: .favorite, asset: mine, value: true), Change(op: .setCreationDate, asset: mine, date: "2001-02-03T04:05:06")]))
+            ChangeSet(changes: [
+                Change(op: .favorite, asset: mine, value: true),
+                Change(op: .setCreationDate, asset: mine, date: "2001-02-03T04:05:06"),
+            ]))
         let token = try c.currentToken()
 
         var o = IngestOptions(roots: [], concurrency: 1)

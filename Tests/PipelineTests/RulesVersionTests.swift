@@ -2,8 +2,8 @@ import Assemble
 import Classify
 import Foundation
 import MediaProbe
-import Testing
 import TestSupport
+import Testing
 
 @testable import Pipeline
 

@@ -1,8 +1,8 @@
 import Catalog
 import Foundation
 import MediaProbe
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -27,7 +27,8 @@ import TestSupport
 
     /// The corpus files that are not media: its docs, the ground truth and the exiftool facts.
     static func corpusNonMedia() throws -> [String] {
-        let facts = try FileManager.default.contentsOfDirectory(atPath: try #require(Corpus.root).appendingPathComponent("facts").path)
+        let facts = try FileManager.default.contentsOfDirectory(
+            atPath: try #require(Corpus.root).appendingPathComponent("facts").path)
         return facts.map { "facts/" + $0 } + ["README.md", "SOURCES.md", "assets.json"]
     }
 
@@ -43,14 +44,19 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: junk, withIntermediateDirectories: true)
         let nonMedia: [String: Data] = [
             "README": Data("read me\n".utf8), "notes.txt": Data("hello\n".utf8), "export.json": Data(#"{"items":[1,2]}"#.utf8),
-            "Thumbs.db": Data([0xD0, 0xCF, 0x11, 0xE0] + [UInt8](repeating: 7, count: 60)), "desktop.ini": Data("[.ShellClassInfo]\n".utf8),
-            "budget.xlsx": Data([0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 0, count: 40)), ".DS_Store": Data([0, 0, 0, 1, 0x42, 0x75, 0x64, 0x31]),
+            "Thumbs.db": Data([0xD0, 0xCF, 0x11, 0xE0] + [UInt8](repeating: 7, count: 60)),
+            "desktop.ini": Data("[.ShellClassInfo]\n".utf8),
+            "budget.xlsx": Data([0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 0, count: 40)),
+            ".DS_Store": Data([0, 0, 0, 1, 0x42, 0x75, 0x64, 0x31]),
         ]
         for (name, data) in nonMedia { FileManager.default.createFile(atPath: junk + "/" + name, contents: data) }
         let catalog = root + "/shoebox.sqlite"
 
         // First run writes thumbnails into the root as well (a stage failing on the stripped RAWs: exit 1).
-        let first = try Self.shoebox(["ingest", "--catalog", catalog, "--progress", "none", "--thumbnails", root + "/thumbs", "--thumbnail-sizes", "32", root])
+        let first = try Self.shoebox([
+            "ingest", "--catalog", catalog, "--progress", "none", "--thumbnails", root + "/thumbs", "--thumbnail-sizes", "32",
+            root,
+        ])
         #expect(first.status == 1, "\(first.stdout)\n\(first.stderr)")
         #expect(FileManager.default.fileExists(atPath: root + "/thumbs/.shoebox-thumbnails"))
         // A creation-request manifest written into the root is ours too (recognised by its header line).
@@ -74,15 +80,25 @@ import TestSupport
         // Skipped: the corpus's docs and facts plus the junk folder (the hidden .DS_Store is not even crawled).
         let skipped = try c.skippedFiles()
         #expect(skipped.count == (try Self.corpusNonMedia()).count + nonMedia.count - 1, "\(skipped.map(\.path))")
-        let categories = Dictionary(grouping: skipped.filter { $0.path.hasPrefix(junk) }) { $0.path.split(separator: "/").last.map(String.init) ?? "" }
-            .mapValues { $0.first?.category ?? "" }
-        #expect(categories == ["README": "other", "notes.txt": "text", "export.json": "json", "Thumbs.db": "system", "desktop.ini": "system", "budget.xlsx": "document"])
+        let categories = Dictionary(grouping: skipped.filter { $0.path.hasPrefix(junk) }) {
+            $0.path.split(separator: "/").last.map(String.init) ?? ""
+        }
+        .mapValues { $0.first?.category ?? "" }
+        #expect(
+            categories == [
+                "README": "other", "notes.txt": "text", "export.json": "json", "Thumbs.db": "system", "desktop.ini": "system",
+                "budget.xlsx": "document",
+            ])
         // None of our own files is a file row, an error or an asset.
         let assets = try c.allAssets(includeTrashed: true)
         #expect(!assets.contains { $0.asset.id.hasPrefix("thumbs/") || $0.asset.id.contains("shoebox.sqlite") })
-        #expect(!skipped.contains { $0.path.hasPrefix(root + "/thumbs") || $0.path.hasPrefix(catalog) || $0.path.hasSuffix("requests.jsonl") })
+        #expect(
+            !skipped.contains {
+                $0.path.hasPrefix(root + "/thumbs") || $0.path.hasPrefix(catalog) || $0.path.hasSuffix("requests.jsonl")
+            })
         #expect(run.stdout.contains("of Shoebox's own files left out"), "\(run.stdout)")
-        #expect(run.stdout.contains("2 damaged (catalogued), 0 failed (not catalogued), \(skipped.count) skipped"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains("2 damaged (catalogued), 0 failed (not catalogued), \(skipped.count) skipped"), "\(run.stdout)")
         // The assets equal the corpus ground truth's count (damaged files included).
         let truth = try GroundTruth.load()
         #expect(assets.count == truth.assets.count)
@@ -118,10 +134,11 @@ import TestSupport
         let metaAt = try #require(metaHuge.firstRange(of: Data("meta".utf8))).lowerBound - 4
         metaHuge.replaceSubrange(metaAt..<metaAt + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
         var rng = UInt64(42)
-        let noise = Data((0..<8192).map { _ in
-            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: rng >> 33)
-        })
+        let noise = Data(
+            (0..<8192).map { _ in
+                rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: rng >> 33)
+            })
         let files: [(String, Data?, ErrorSeverity)] = [
             ("third.heic", heic.prefix(heic.count / 3), .damaged),
             ("head.heic", heic.prefix(2000), .failed),
@@ -134,7 +151,10 @@ import TestSupport
             ("noise.jpg", noise, .failed),
             ("empty.heic", Data(), .failed),
             ("fifo.jpg", nil, .failed),
-            ("sparse-2g.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]), .failed),
+            (
+                "sparse-2g.jpg",
+                Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]), .failed
+            ),
         ]
         for (name, data, _) in files {
             if let data { FileManager.default.createFile(atPath: dir + "/" + name, contents: data) }
@@ -151,17 +171,23 @@ import TestSupport
         for (name, _, severity) in files {
             let rows = errors[name] ?? []
             #expect(!rows.isEmpty, "\(name): no error row")
-            #expect(rows.allSatisfy { $0.severity == severity }, "\(name): \(rows.map { "\($0.severity) \($0.stage) \($0.reason)" })")
-            #expect(assets.contains(name) == (severity == .damaged), "\(name): asset \(assets.contains(name)), severity \(severity)")
+            #expect(
+                rows.allSatisfy { $0.severity == severity }, "\(name): \(rows.map { "\($0.severity) \($0.stage) \($0.reason)" })")
+            #expect(
+                assets.contains(name) == (severity == .damaged), "\(name): asset \(assets.contains(name)), severity \(severity)")
         }
         let expectedFailed = files.filter { $0.2 == .failed }.count
-        #expect(run.stdout.contains("\(files.count - expectedFailed) damaged (catalogued), \(expectedFailed) failed"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains("\(files.count - expectedFailed) damaged (catalogued), \(expectedFailed) failed"), "\(run.stdout)"
+        )
         // --strict counts damaged files as failed; without failures the plain run exits 0.
         let damagedOnly = s.path("damaged")
         try FileManager.default.createDirectory(atPath: damagedOnly, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: damagedOnly + "/third.jpg", contents: jpeg.prefix(jpeg.count / 3))
         #expect(try Self.shoebox(["ingest", "--catalog", s.path("d1.sqlite"), "--progress", "none", damagedOnly]).status == 0)
-        #expect(try Self.shoebox(["ingest", "--catalog", s.path("d2.sqlite"), "--progress", "none", "--strict", damagedOnly]).status == 1)
+        #expect(
+            try Self.shoebox(["ingest", "--catalog", s.path("d2.sqlite"), "--progress", "none", "--strict", damagedOnly]).status
+                == 1)
     }
 
     // MARK: - Runs end honestly
@@ -186,7 +212,8 @@ import TestSupport
             let catalog = s.path("c-\(sig).sqlite")
             if sig == SIGKILL {
                 // Killed outright a third of the way in: the run stays `running` with a dead pid.
-                let k = try CrashSafetyTests.killAtProgress(0.3, args: ["ingest", "--catalog", catalog, "--jobs", "1", tree.path])
+                let k = try CrashSafetyTests.killAtProgress(
+                    0.3, args: ["ingest", "--catalog", catalog, "--jobs", "1", tree.path])
                 try #require(k.landed, "the ingest finished before the kill")
                 #expect(try Self.runStatuses(catalog) == ["running"])
             } else {

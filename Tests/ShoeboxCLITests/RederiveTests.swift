@@ -1,7 +1,7 @@
 import Catalog
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 14 through the binary: with the roots gone (an unmounted NAS), `shoebox rederive` derives a rules
 /// change from the catalog alone — strace shows no file under the old root touched — keeps every id and
@@ -33,8 +33,11 @@ import TestSupport
         let log = s.path("trace.log")
         let r = try T.exec(
             try #require(T.which("strace")),
-            ["-f", "-qq", "-s", "4096", "-e", "trace=%file", "-o", log, "/usr/bin/env", "SHOEBOX_TEST_RULES_VARIANT=1", T.binary, "rederive",
-             "--catalog", catalog])
+            [
+                "-f", "-qq", "-s", "4096", "-e", "trace=%file", "-o", log, "/usr/bin/env", "SHOEBOX_TEST_RULES_VARIANT=1",
+                T.binary, "rederive",
+                "--catalog", catalog,
+            ])
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(r.stdout.contains("mediaSubtypes: 2"), "\(r.stdout)")
         let touched = T.calls(in: try String(contentsOfFile: log, encoding: .utf8)).filter {
@@ -44,6 +47,8 @@ import TestSupport
         let after = try Catalog(path: catalog, mode: .readOnly)
         #expect(try after.allAssets(includeTrashed: true).map(\.localIdentifier).sorted() == ids)
         let changes = try after.changes(since: token, objectType: "asset")
-        #expect(changes.count == 2 && changes.allSatisfy { $0.changeType == "updated" && $0.properties == ["mediaSubtypes"] }, "\(changes)")
+        #expect(
+            changes.count == 2 && changes.allSatisfy { $0.changeType == "updated" && $0.properties == ["mediaSubtypes"] },
+            "\(changes)")
     }
 }
