@@ -31,8 +31,8 @@ public struct FileRow: Sendable, Equatable {
     public var role: String
     public var status: String
     public var lastError: String?
-    /// The file's probe facts (a `ProbeReport` as JSON) when they are being written; `[]` on rows read
-    /// back without them (`probeVersion` says whether facts are stored). Judgements are derived from them.
+    /// The file's probe facts (a `ProbeReport` as JSON) when they are being written; nil on rows read back
+    /// (`probeVersion` says whether facts are stored) and on rows whose stored facts are kept.
     public var facts: [UInt8]?
     /// The version of the probe that wrote the stored facts; nil when none are stored.
     public var probeVersion: Int?

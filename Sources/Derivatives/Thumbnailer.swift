@@ -437,7 +437,6 @@ extension Thumbnailer {
         let marker = dir.appendingPathComponent(outputMarker).path
         guard access(marker, F_OK) != 0 else { return }
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let text = "Thumbnails written by Shoebox. Shoebox never ingests this folder.\n"
-        _ = FileManager.default.createFile(atPath: marker, contents: Data(text.utf8))
+        try? OutputFile.write(Data("Thumbnails written by Shoebox. Shoebox never ingests this folder.\n".utf8), to: marker)
     }
 }

@@ -67,9 +67,14 @@ public enum NotMediaRule {
         let ext = fileExtension(name)
         if let ext, mediaExtensions.contains(ext) { return nil }
         if empty { return NotMedia(category: "empty", reason: "empty file (0 bytes) without a photo or video extension") }
-        let category = ext.flatMap { e in categories.first { $0.1.contains(e) }?.0 } ?? "other"
+        let category = category(ofName: name)
         let what = ext.map { ".\($0) file" } ?? "file without an extension"
         return NotMedia(category: category, reason: "not a photo, video or sidecar (\(what), content not recognised)")
+    }
+
+    /// What a file that is not media looks like, by its extension: `text`, `json`, `document`, … or `other`.
+    public static func category(ofName name: String) -> String {
+        fileExtension(name).flatMap { e in categories.first { $0.1.contains(e) }?.0 } ?? "other"
     }
 
     /// Whether a JSON file's name has the shape of a Google Takeout sidecar (`IMG_1.jpg.json`,

@@ -161,7 +161,7 @@ struct ProbeContext {
                 // JSON that is not a Takeout sidecar is not ours to read; a Takeout-named file that does
                 // not parse is a sidecar we failed to read.
                 if error.code == .notTakeout || !NotMediaRule.looksLikeTakeoutSidecar(name) {
-                    let category = NotMediaRule.fileExtension(name) == "json" ? "json" : (NotMediaRule.classify(name: name, empty: false)?.category ?? "other")
+                    let category = NotMediaRule.category(ofName: name)
                     report.notMedia = NotMedia(category: category, reason: "not a Takeout sidecar (\(error.message))")
                     report.kind = .unknown
                     return

@@ -98,6 +98,17 @@ public struct IngestSummary: Sendable {
     public var notes: [String] = []
 
     public var filesPerSecond: Double { elapsed > 0 ? Double(filesSeen) / elapsed : 0 }
+
+    /// Counts change records as inserted, updated or deleted assets.
+    mutating func count(_ records: [ChangeRecord]) {
+        for rec in records {
+            switch rec.changeType {
+            case "inserted": inserted += 1
+            case "updated": updated += 1
+            default: deleted += 1
+            }
+        }
+    }
 }
 
 /// `shoebox ingest`: crawl → probe → classify → assemble → commit, folder by folder.
@@ -217,7 +228,7 @@ public final class Ingestor: Sendable {
                     while let (batch, rows) = try nextBatch() {
                         let folderRoot = Self.folderRoot(batch.dir, rows: rows, known: knownRoots, walkRoot: rootDir)
                         if !partial, !rederive, Self.isUnchanged(batch, rows, root: folderRoot) {
-                            for r in rows where r.status == "skipped" || r.status == "own" { summary.outcomes.countStoredSkip(r.skipCategory) }
+                            for r in rows { summary.outcomes.countStored(r) }
                             summary.filesSeen += batch.files.count
                             summary.filesUnchanged += batch.files.count
                             p.filesDone += batch.files.count
@@ -239,15 +250,8 @@ public final class Ingestor: Sendable {
                     while let r = ready.removeValue(forKey: emit) {
                         emit += 1
                         if let c = r.commit {
-                            let records = try catalog.commitFolder(c)
+                            summary.count(try catalog.commitFolder(c))
                             summary.foldersChanged += 1
-                            for rec in records {
-                                switch rec.changeType {
-                                case "inserted": summary.inserted += 1
-                                case "updated": summary.updated += 1
-                                default: summary.deleted += 1
-                                }
-                            }
                         }
                         summary.filesSeen += r.seen
                         summary.filesProbed += r.probed
@@ -288,7 +292,7 @@ public final class Ingestor: Sendable {
             var r = RederiveSummary()
             try rederiveStored(runID: runID, except: visitedAll, into: &r)
             summary.foldersChanged += r.folders
-            for rec in r.records { if rec.changeType == "updated" { summary.updated += 1 } else if rec.changeType == "inserted" { summary.inserted += 1 } }
+            summary.count(r.records)
             if !r.keptFolders.isEmpty {
                 summary.notes.append("\(r.keptFolders.count) folders outside the roots kept their judgements: some files there have no current facts (ingest them to probe again)")
             }
@@ -352,14 +356,17 @@ public final class Ingestor: Sendable {
     /// The known root that contains `dir` (the outermost, so that ingesting `big/copy1` after `big` keeps
     /// `big`), or nil.
     static func enclosingRoot(of dir: String, known: [String]) -> String? {
-        known.filter { dir == $0 || dir.hasPrefix($0 == "/" ? "/" : $0 + "/") }.min { $0.count < $1.count }
+        known.filter { isInside(dir, $0) }.min { $0.count < $1.count }
     }
+
+    /// Whether folder `dir` is `root` or below it.
+    static func isInside(_ dir: String, _ root: String) -> Bool { dir == root || dir.hasPrefix(root == "/" ? "/" : root + "/") }
 
     /// The root a folder's files and assets belong to: the one its rows already carry, else the innermost
     /// known root around it (a new folder beside catalogued ones), else the root being walked.
     static func folderRoot(_ dir: String, rows: [FileRow], known: [String], walkRoot: String) -> String {
-        if let r = rows.first?.root, dir == r || dir.hasPrefix(r == "/" ? "/" : r + "/") { return r }
-        let inner = known.filter { dir == $0 || dir.hasPrefix($0 == "/" ? "/" : $0 + "/") }.max { $0.count < $1.count }
+        if let r = rows.first?.root, isInside(dir, r) { return r }
+        let inner = known.filter { isInside(dir, $0) }.max { $0.count < $1.count }
         guard let inner, inner.count > walkRoot.count else { return walkRoot }
         return inner
     }
@@ -400,21 +407,27 @@ public final class Ingestor: Sendable {
             guard let fp = f.fingerprint, let row = byPath[f.path] else { return false }
             return row.fingerprint == fp && row.probeVersion == Prober.version && row.root == root
         }
-        let kept = partial ? rows.filter { r in !batch.files.contains { $0.path == r.path } && r.probeVersion == Prober.version && r.root == root } : []
-        let stored = candidates.isEmpty && kept.isEmpty ? [:] : try catalog.facts(inDirectory: batch.dir)
+        let present = Set(batch.files.map(\.path))
+        let kept = partial ? rows.filter { !present.contains($0.path) && $0.probeVersion == Prober.version && $0.root == root } : []
+        var storedFacts: [String: [UInt8]]?  // read once, when a file needs them
+        func stored() throws -> [String: [UInt8]] {
+            if let storedFacts { return storedFacts }
+            let f = try catalog.facts(inDirectory: batch.dir)
+            storedFacts = f
+            return f
+        }
         let candidatePaths = Set(candidates.map(\.path))
         for f in batch.files {
-            if candidatePaths.contains(f.path), let row = byPath[f.path], let blob = stored[f.path], let report = DerivationRules.decode(blob) {
+            if candidatePaths.contains(f.path), let row = byPath[f.path], let blob = try stored()[f.path], let report = DerivationRules.decode(blob) {
                 known.append((row, report))
             } else {
                 toProbe.append(f)  // new, changed, or facts stale or unreadable: probe again (never trash)
             }
         }
-        for row in kept { if let blob = stored[row.path], let report = DerivationRules.decode(blob) { known.append((row, report)) } }
-        let present = Set(batch.files.map(\.path))
+        for row in kept { if let blob = try stored()[row.path], let report = DerivationRules.decode(blob) { known.append((row, report)) } }
         let vanished = partial ? [] : rows.filter { !present.contains($0.path) }.map(\.path)
         var prepared = Prepared(commit: nil, seen: batch.files.count, probed: 0, unchanged: known.count, errors: [], orphans: 0, dir: batch.dir)
-        for (row, _) in known where row.status == "skipped" || row.status == "own" { prepared.outcomes.countStoredSkip(row.skipCategory) }
+        for (row, _) in known { prepared.outcomes.countStored(row) }
         if toProbe.isEmpty && vanished.isEmpty && !rederive { return prepared }
 
         // Probe and hash what is new or changed on the shared pool, under the per-file time budget, in file order.
@@ -449,7 +462,7 @@ public final class Ingestor: Sendable {
             // A known file that could not be read this time (gone between crawl and probe, a read error, over
             // its time budget): keep what the catalog knows, so its asset is not lost; the next run retries.
             if let row = byPath[f.path], row.probeVersion != nil, row.root == root, errs.contains(where: ProbeRunner.isTransient),
-                let blob = try catalog.facts(inDirectory: batch.dir)[f.path], let old = DerivationRules.decode(blob)
+                let blob = try stored()[f.path], let old = DerivationRules.decode(blob)
             {
                 known.append((row, old))
                 continue
@@ -470,23 +483,27 @@ public final class Ingestor: Sendable {
         }
         for (row, report) in known {
             if let h = row.contentHash { hashes[row.path] = h }
-            let c = rules.classify(report)
+            let (c, rewritten) = Self.classify(row, report, rules)
             classifications.append(c)
-            // A derived column of the file row may change with the rules: rewrite the row, keep its facts.
-            if rederive, c.role.rawValue != row.role || c.kind.rawValue != row.kind {
-                var r = row
-                r.role = c.role.rawValue
-                r.kind = c.kind.rawValue
-                files.append(r)
-            }
+            if let rewritten { files.append(rewritten) }
         }
 
-        // A photo or movie that could not be read (no primary image or track) is an error row, not an asset.
         let (commit, orphans) = Self.commit(
             classifications, hashes: hashes, files: files, vanished: vanished, errors: prepared.errors, root: root, dir: batch.dir, runID: runID)
         prepared.commit = commit
         prepared.orphans = orphans
         return prepared
+    }
+
+    /// A stored file's judgement from its facts, and its row rewritten when a derived column (role, kind)
+    /// changed with the rules (its facts are kept).
+    static func classify(_ row: FileRow, _ report: ProbeReport, _ rules: DerivationRules) -> (FileClassification, FileRow?) {
+        let c = rules.classify(report)
+        guard c.role.rawValue != row.role || c.kind.rawValue != row.kind else { return (c, nil) }
+        var r = row
+        r.role = c.role.rawValue
+        r.kind = c.kind.rawValue
+        return (c, r)
     }
 
     /// A folder's classified files → its commit: failed media left out, the rest assembled into assets.
@@ -571,15 +588,10 @@ public final class Ingestor: Sendable {
             guard row.probeVersion == Prober.version, let blob = stored[row.path], let report = DerivationRules.decode(blob) else {
                 return FolderDerivation(commit: nil, files: rows.count)
             }
-            let c = rules.classify(report)
+            let (c, rewritten) = Self.classify(row, report, rules)
             classifications.append(c)
             if let h = row.contentHash { hashes[row.path] = h }
-            if c.role.rawValue != row.role || c.kind.rawValue != row.kind {
-                var r = row
-                r.role = c.role.rawValue
-                r.kind = c.kind.rawValue
-                files.append(r)
-            }
+            if let rewritten { files.append(rewritten) }
         }
         guard !rows.isEmpty else { return FolderDerivation(commit: nil, files: 0) }
         let (commit, _) = Self.commit(classifications, hashes: hashes, files: files, vanished: [], errors: [], root: root, dir: dir, runID: runID)

@@ -1,3 +1,4 @@
+import Catalog
 import MediaProbe
 
 /// What became of the files of a run, counted apart (see docs/architecture.md, "Outcomes").
@@ -35,9 +36,10 @@ public struct Outcomes: Sendable, Equatable {
         }
     }
 
-    /// A skipped file that did not change since its last probe.
-    mutating func countStoredSkip(_ category: String?) {
-        let c = category ?? "other"
+    /// A file that did not change since its last probe: counted when it was skipped (or is ours).
+    mutating func countStored(_ row: FileRow) {
+        guard row.status == "skipped" || row.status == "own" else { return }
+        let c = row.skipCategory ?? "other"
         if c == NotMedia.shoebox { own += 1 } else { skipped[c, default: 0] += 1 }
     }
 

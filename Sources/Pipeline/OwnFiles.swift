@@ -32,24 +32,18 @@ public struct OwnFiles: Sendable {
         if isDirectory {
             return access(path + "/" + Self.thumbnailMarker, F_OK) == 0 ? "thumbnail folder" : nil
         }
-        if Self.isTemporaryName(name) { return "temporary file" }
+        if OutputFile.temporaryTarget(ofName: name) != nil { return "temporary file" }
         for suffix in Self.companionSuffixes where name.hasSuffix(suffix) {
             let base = String(name.dropLast(suffix.count))
             let basePath = dir == "/" ? "/" + base : dir + "/" + base
-            if paths.contains(basePath) || (siblings.contains(base) && Self.isCatalog(basePath)) {
+            if paths.contains(basePath) || (siblings.contains(base) && Catalog.isCatalog(atPath: basePath)) {
                 return "catalog \(suffix.dropFirst())"
             }
         }
         let ext = name.lastIndex(of: ".").map { name[name.index(after: $0)...].lowercased() } ?? ""
         if Self.databaseExtensions.contains(ext) || siblings.contains(name + "-wal") || siblings.contains(name + "-shm") {
-            if Self.isCatalog(path) { return "catalog" }
+            if Catalog.isCatalog(atPath: path) { return "catalog" }
         }
         return nil
     }
-
-    /// `.<name>.<UUID>.tmp`: a file being written by Shoebox (thumbnails, outputs).
-    public static func isTemporaryName(_ name: String) -> Bool { OutputFile.temporaryTarget(ofName: name) != nil }
-
-    /// Whether the file is a SQLite database carrying Shoebox's `application_id` (header bytes 68–71).
-    public static func isCatalog(_ path: String) -> Bool { Catalog.isCatalog(atPath: path) }
 }

@@ -174,10 +174,12 @@ struct RederiveCommand: ParsableCommand {
         let ingestor = Ingestor(options: IngestOptions(roots: [], concurrency: 1), catalog: catalog)
         let s = try ingestor.rederiveAll()
         var byProperty: [String: [String]] = [:]
-        var inserted = 0, deleted = 0
+        var inserted = 0, updated = 0, deleted = 0
         for r in s.records where r.objectType == "asset" {
             switch r.changeType {
-            case "updated": for p in r.properties { byProperty[p, default: []].append(r.localIdentifier) }
+            case "updated":
+                updated += 1
+                for p in r.properties { byProperty[p, default: []].append(r.localIdentifier) }
             case "inserted": inserted += 1
             default: deleted += 1
             }
@@ -186,7 +188,7 @@ struct RederiveCommand: ParsableCommand {
             "rederive run \(s.runID): \(s.folders) folders, \(s.files) files from stored facts in \(String(format: "%.2f", s.elapsed)) s (rules \(DerivationRules.current.version))"
         )
         print(
-            "  assets inserted \(inserted), updated \(s.records.filter { $0.objectType == "asset" && $0.changeType == "updated" }.count), deleted \(deleted)"
+            "  assets inserted \(inserted), updated \(updated), deleted \(deleted)"
         )
         for (p, ids) in byProperty.sorted(by: {
             $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key

@@ -112,11 +112,13 @@ struct StatsCommand: ParsableCommand {
 enum FactsText {
     static func print(_ files: [(path: String, facts: [UInt8], probeVersion: Int?)], format: OutputFormat) throws {
         if format != .table {
-            // The stored JSON as it is, one document per file.
-            var docs: [String] = []
-            for f in files {
-                let body = String(decoding: f.facts, as: UTF8.self)
-                docs.append("{\"path\":\(jsonString(f.path)),\"probeVersion\":\(f.probeVersion.map(String.init) ?? "null"),\"facts\":\(body)}")
+            // The stored facts as they are, one document per file (null where they do not parse).
+            let docs = try files.map { f in
+                let doc: [String: Any] = [
+                    "path": f.path, "probeVersion": f.probeVersion ?? NSNull(),
+                    "facts": (try? JSONSerialization.jsonObject(with: Data(f.facts))) ?? NSNull(),
+                ]
+                return String(decoding: try JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
             }
             Swift.print(format == .ndjson ? docs.joined(separator: "\n") : "[" + docs.joined(separator: ",\n") + "]")
             return
@@ -159,10 +161,5 @@ enum FactsText {
             return String(decoding: data, as: UTF8.self)
         }
         return "\(v)"
-    }
-
-    static func jsonString(_ s: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
     }
 }
