@@ -526,7 +526,7 @@ public enum Assembler {
                 let p = items.first { $0.rel == assets[a].asset.id }
                 if let m = p?.c.fileModified {
                     assets[a].asset.creationDate = m
-                    assets[a].asset.creationDateSource = "file modification time (last resort: no date in the file or its sidecars)"
+                    assets[a].asset.creationDateSource = Asset.fileTimeDateSource + " (last resort: no date in the file or its sidecars)"
                 }
             }
             assets.sort { $0.asset.id < $1.asset.id }

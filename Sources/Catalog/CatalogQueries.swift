@@ -19,6 +19,32 @@ extension Catalog {
         return "sbx1.\(id.prefix(8)).\(n)"
     }
 
+    /// The token `--since` accepts for change number `n` of this catalog.
+    public func token(forChange n: Int64) throws(CatalogError) -> String { "sbx1.\(try catalogID().prefix(8)).\(n)" }
+
+    /// What people recognise an object by: an asset's file name (its primary resource), a collection's or
+    /// list's title; objects since purged are left out.
+    public func displayNames(of localIdentifiers: [String]) throws(CatalogError) -> [String: String] {
+        let ids = Array(Set(localIdentifiers))
+        guard !ids.isEmpty else { return [:] }
+        return try read { db in
+            var out: [String: String] = [:]
+            for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let sql = """
+                    SELECT local_identifier, primary_path AS name, 1 AS isPath FROM asset WHERE local_identifier IN (\(marks))
+                    UNION ALL SELECT local_identifier, title, 0 FROM collection WHERE local_identifier IN (\(marks))
+                    UNION ALL SELECT local_identifier, title, 0 FROM collection_list WHERE local_identifier IN (\(marks))
+                    """
+                for r in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(chunk + chunk + chunk)) {
+                    guard let id: String = r["local_identifier"], let name: String = r["name"] else { continue }
+                    out[id] = (r["isPath"] as Bool) ? (name.split(separator: "/").last.map(String.init) ?? name) : name
+                }
+            }
+            return out
+        }
+    }
+
     /// The records after `token`, optionally of one object type. A token older than the retained history
     /// is `tokenExpired` (refetch everything); a malformed or foreign token is `tokenUnavailable`.
     public func changes(since token: String, objectType: String? = nil) throws(CatalogError) -> [ChangeRecord] {

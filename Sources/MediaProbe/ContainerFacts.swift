@@ -387,8 +387,13 @@ public struct SamsungTrailer: Sendable, Equatable, Codable {
 }
 
 /// The Apple maker note ("Apple iOS"), parsed from raw bytes (reference §1.1).
+///
+/// In JSON (probe reports, stored facts) the tags are an object keyed by name — `"ContentIdentifier"`,
+/// `"BurstUUID"`, `"HDRImageType"`… (exiftool's names, except 0x0011 which PhotoKit calls
+/// ContentIdentifier and exiftool MediaGroupUUID); a tag without a name is `"0x002B"`. Values are plain
+/// JSON: a number, an array of numbers, a string, or `{"dataLength": N}` for an undecoded blob.
 public struct AppleMakerNote: Sendable, Equatable, Codable {
-    public enum Value: Sendable, Equatable, Codable, CustomStringConvertible {
+    public enum Value: Sendable, Equatable, CustomStringConvertible {
         case int(Int64)
         case ints([Int64])
         case rational(Double)
@@ -461,6 +466,34 @@ public struct AppleMakerNote: Sendable, Equatable, Codable {
 
     public func int(_ tag: UInt16) -> Int64? { entries[tag]?.intValue }
 
+    /// Tag names in JSON; the tags Shoebox reads have constants above.
+    public static let tagNames: [UInt16: String] = [
+        0x0001: "MakerNoteVersion", 0x0002: "AEMatrix", 0x0003: "RunTime", 0x0004: "AEStable", 0x0005: "AETarget",
+        0x0006: "AEAverage", 0x0007: "AFStable", 0x0008: "AccelerationVector", 0x000A: "HDRImageType",
+        0x000B: "BurstUUID", 0x000C: "FocusDistanceRange", 0x000F: "OISMode", 0x0011: "ContentIdentifier",
+        0x0014: "ImageCaptureType", 0x0015: "ImageUniqueID", 0x0017: "LivePhotoVideoIndex",
+        0x0019: "ImageProcessingFlags", 0x001A: "QualityHint", 0x001D: "LuminanceNoiseAmplitude",
+        0x0020: "ImageCaptureRequestID", 0x0021: "HDRHeadroom", 0x0025: "SceneFlags", 0x0026: "SignalToNoiseRatioType",
+        0x0027: "SignalToNoiseRatio", 0x002E: "CameraType", 0x0030: "HDRGain", 0x0038: "AFMeasuredDepth",
+        0x0040: "SemanticStyle", 0x0041: "SemanticStyleRenderingVer", 0x0042: "SemanticStylePreset",
+        0x0045: "FrontFacingCamera",
+    ]
+    static let tagsByName: [String: UInt16] = Dictionary(uniqueKeysWithValues: tagNames.map { ($1, $0) })
+
+    /// The JSON key of a tag: its name, or `0x002B`.
+    public static func key(_ tag: UInt16) -> String {
+        if let name = tagNames[tag] { return name }
+        let hex = String(tag, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: 4 - hex.count) + hex
+    }
+
+    /// The tag of a JSON key (a name or `0x…`); nil for anything else.
+    public static func tag(_ key: String) -> UInt16? {
+        if let t = tagsByName[key] { return t }
+        guard key.hasPrefix("0x") || key.hasPrefix("0X") else { return nil }
+        return UInt16(key.dropFirst(2), radix: 16)
+    }
+
     public var contentIdentifier: String? { string(Self.tagContentIdentifier) }
     public var burstUUID: String? { string(Self.tagBurstUUID) }
     public var imageUniqueID: String? { string(Self.tagImageUniqueID) }
@@ -469,6 +502,96 @@ public struct AppleMakerNote: Sendable, Equatable, Codable {
     public var imageProcessingFlags: Int64? { int(Self.tagImageProcessingFlags) }
     public var cameraType: Int64? { int(Self.tagCameraType) }
     public var livePhotoVideoIndex: Int64? { int(Self.tagLivePhotoVideoIndex) }
+
+    private enum CodingKeys: String, CodingKey { case version, bigEndian, entries, runTime }
+
+    struct TagKey: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(Int.self, forKey: .version)
+        bigEndian = try c.decode(Bool.self, forKey: .bigEndian)
+        runTime = try c.decodeIfPresent(RunTime.self, forKey: .runTime)
+        if let named = try? c.nestedContainer(keyedBy: TagKey.self, forKey: .entries) {
+            for k in named.allKeys {
+                guard let tag = Self.tag(k.stringValue) else { continue }
+                entries[tag] = try named.decode(Value.self, forKey: k)
+            }
+        } else if var legacy = try? c.nestedUnkeyedContainer(forKey: .entries) {
+            // Facts stored before the tags had names: [tag, value, tag, value…] with Swift's enum coding.
+            while !legacy.isAtEnd {
+                let tag = try legacy.decode(UInt16.self)
+                entries[tag] = try legacy.decode(LegacyValue.self).value
+            }
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(version, forKey: .version)
+        try c.encode(bigEndian, forKey: .bigEndian)
+        try c.encodeIfPresent(runTime, forKey: .runTime)
+        var named = c.nestedContainer(keyedBy: TagKey.self, forKey: .entries)
+        for tag in entries.keys.sorted() { try named.encode(entries[tag], forKey: TagKey(stringValue: Self.key(tag))) }
+    }
+
+    /// Swift's synthesized enum coding, as facts of probe version 1 stored it.
+    private enum LegacyValue: Decodable {
+        case int(Int64), ints([Int64]), rational(Double), rationals([Double]), string(String), data(Int)
+        var value: Value {
+            switch self {
+            case .int(let v): .int(v)
+            case .ints(let v): .ints(v)
+            case .rational(let v): .rational(v)
+            case .rationals(let v): .rationals(v)
+            case .string(let v): .string(v)
+            case .data(let v): .data(v)
+            }
+        }
+    }
+}
+
+/// A maker-note value as plain JSON: numbers, arrays of numbers, a string, `{"dataLength": N}`. A whole
+/// number decodes as an integer (a rational tag whose value is whole reads back as `.int`).
+extension AppleMakerNote.Value: Codable {
+    private enum BlobKey: String, CodingKey { case dataLength }
+
+    public init(from decoder: any Decoder) throws {
+        if let blob = try? decoder.container(keyedBy: BlobKey.self), let n = try? blob.decode(Int.self, forKey: .dataLength) {
+            self = .data(n)
+            return
+        }
+        let c = try decoder.singleValueContainer()
+        if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let i = try? c.decode(Int64.self) {
+            self = .int(i)
+        } else if let d = try? c.decode(Double.self) {
+            self = .rational(d)
+        } else if let a = try? c.decode([Int64].self) {
+            self = .ints(a)
+        } else {
+            self = .rationals(try c.decode([Double].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .data(let n):
+            var c = encoder.container(keyedBy: BlobKey.self)
+            try c.encode(n, forKey: .dataLength)
+        case .int(let v): var c = encoder.singleValueContainer(); try c.encode(v)
+        case .ints(let v): var c = encoder.singleValueContainer(); try c.encode(v)
+        case .rational(let v): var c = encoder.singleValueContainer(); try c.encode(v)
+        case .rationals(let v): var c = encoder.singleValueContainer(); try c.encode(v)
+        case .string(let v): var c = encoder.singleValueContainer(); try c.encode(v)
+        }
+    }
 }
 
 extension String {

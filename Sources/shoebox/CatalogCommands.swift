@@ -339,7 +339,7 @@ struct ChangesCommand: ParsableCommand {
     @Option(help: "A token printed by an earlier 'shoebox changes --current-token' or ingest.") var since: String?
     @Option(help: "Only one object type: asset, assetCollection or collectionList.") var type: String?
     @Flag(help: "Print the current token and exit.") var currentToken = false
-    @Option(help: "Output format: table, json or ndjson.") var format: OutputFormat = .table
+    @Option(help: OutputFormat.help) var format: OutputFormat = .table
 
     func validate() throws {
         if !currentToken && since == nil { throw ValidationError("Give --since TOKEN or --current-token.") }
@@ -367,31 +367,51 @@ struct ChangesCommand: ParsableCommand {
             return
         }
         let token = try catalog.currentToken()
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let names = try catalog.displayNames(of: records.map(\.localIdentifier))
+        let lines = try records.map { r in
+            ChangeLine(
+                token: try catalog.token(forChange: r.token), objectType: r.objectType, localIdentifier: r.localIdentifier,
+                filename: names[r.localIdentifier], changeType: r.changeType, properties: r.properties)
+        }
         switch format {
         case .ndjson:
-            for r in records { print(String(decoding: try enc.encode(r), as: UTF8.self)) }
+            try JSONOutput.printList(lines, format: .ndjson)
         case .json:
-            enc.outputFormatting.insert(.prettyPrinted)
-            print(String(decoding: try enc.encode(ChangesDocument(records: records, currentToken: token)), as: UTF8.self))
+            print(try JSONOutput.text(ChangesDocument(records: lines, currentToken: token), pretty: true))
+        case .csv:
+            print(Cell.csvLine(["token", "objectType", "changeType", "localIdentifier", "filename", "properties"]))
+            for l in lines {
+                print(Cell.csvLine([l.token, l.objectType, l.changeType, l.localIdentifier, l.filename ?? "", l.properties.joined(separator: " ")]))
+            }
         case .table:
             for objectType in ["asset", "assetCollection", "collectionList"] {
-                let mine = records.filter { $0.objectType == objectType }
+                let mine = lines.filter { $0.objectType == objectType }
                 guard !mine.isEmpty else { continue }
                 print("\(objectType):")
+                var table = Table([.init("change"), .init("name", .whole), .init("localIdentifier", .whole), .init("properties")])
                 for kind in ["inserted", "updated", "deleted"] {
-                    for r in mine where r.changeType == kind {
-                        print("  \(kind) \(r.localIdentifier)\(r.properties.isEmpty ? "" : " (" + r.properties.joined(separator: ", ") + ")")")
+                    for l in mine where l.changeType == kind {
+                        table.append([kind, l.filename ?? "-", l.localIdentifier, l.properties.joined(separator: ", ")])
                     }
                 }
+                for line in table.lines().dropFirst() { print("  " + line) }
             }
             print("current token: \(token)")
         }
     }
 
+    /// One change as printed: its token (the string `--since` accepts) and the object's file name or title.
+    struct ChangeLine: Encodable {
+        let token: String
+        let objectType: String
+        let localIdentifier: String
+        let filename: String?
+        let changeType: String
+        let properties: [String]
+    }
+
     struct ChangesDocument: Encodable {
-        let records: [ChangeRecord]
+        let records: [ChangeLine]
         let currentToken: String
     }
 }

@@ -12,7 +12,7 @@ struct CollectionsCommand: ParsableCommand {
 
     @OptionGroup var catalogOption: CatalogOption
     @Option(help: "Only one type: moment, album or smartAlbum.") var type: Kind?
-    @Option(help: "Output format: table, json or ndjson.") var format: OutputFormat = .table
+    @Option(help: OutputFormat.help) var format: OutputFormat = .table
 
     func run() throws {
         let t: AssetCollectionType? = type.map { k in
@@ -30,15 +30,38 @@ struct CollectionsCommand: ParsableCommand {
 struct MomentsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "moments", abstract: "List moments (time and place) with dates and counts.")
     @OptionGroup var catalogOption: CatalogOption
-    @Option(help: "Output format: table, json or ndjson.") var format: OutputFormat = .table
+    @Option(help: OutputFormat.help) var format: OutputFormat = .table
 
     func run() throws { try CollectionOutput.write(try catalogOption.open().collections(type: .moment), format: format) }
 }
 
 /// `shoebox bursts`: burst sets with their representative and frame count.
 struct BurstsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "bursts", abstract: "List burst sets: identifier, frames, representative.")
+    static let configuration = CommandConfiguration(
+        commandName: "bursts", abstract: "List burst sets: identifier, frames, representative.",
+        discussion: """
+            Examples:
+              shoebox bursts
+              shoebox bursts --format ndjson
+            """)
     @OptionGroup var catalogOption: CatalogOption
+    @Option(help: OutputFormat.help) var format: OutputFormat = .table
+
+    struct Frame: Encodable {
+        let localIdentifier: String
+        let path: String
+        let creationDate: String?
+        let representsBurst: Bool
+        let autoPick: Bool
+        let userPick: Bool
+    }
+
+    struct Burst: Encodable {
+        let burstIdentifier: String
+        let count: Int
+        let representative: String?
+        let frames: [Frame]
+    }
 
     func run() throws {
         var o = FetchOptions()
@@ -50,17 +73,41 @@ struct BurstsCommand: ParsableCommand {
             let id = s.asset.burstIdentifier ?? ""
             if groups.last?.0 == id { groups[groups.count - 1].1.append(s) } else { groups.append((id, [s])) }
         }
-        for (id, frames) in groups {
-            let rep = frames.first { $0.asset.representsBurst }
-            print("\(id)  \(frames.count) frames  representative: \(rep?.asset.id ?? "-")")
-            for f in frames {
-                let sel = f.asset.burstSelectionTypes
-                let marks = [f.asset.representsBurst ? "representative" : nil, sel.contains(.autoPick) ? "autoPick" : nil, sel.contains(.userPick) ? "userPick" : nil]
-                    .compactMap { $0 }.joined(separator: ",")
-                print("    \(f.asset.creationDate?.description ?? "-")  \(f.asset.id)\(marks.isEmpty ? "" : "  [\(marks)]")")
-            }
+        let bursts = groups.map { id, frames in
+            Burst(
+                burstIdentifier: id, count: frames.count, representative: frames.first { $0.asset.representsBurst }?.localIdentifier,
+                frames: frames.map {
+                    Frame(
+                        localIdentifier: $0.localIdentifier, path: $0.asset.id, creationDate: $0.asset.creationDate?.description,
+                        representsBurst: $0.asset.representsBurst, autoPick: $0.asset.burstSelectionTypes.contains(.autoPick),
+                        userPick: $0.asset.burstSelectionTypes.contains(.userPick))
+                })
         }
-        if groups.isEmpty { print("no bursts") }
+        switch format {
+        case .json, .ndjson: try JSONOutput.printList(bursts, format: format)
+        case .csv:
+            print(Cell.csvLine(["burstIdentifier", "localIdentifier", "path", "creationDate", "representsBurst", "autoPick", "userPick"]))
+            for b in bursts {
+                for f in b.frames {
+                    print(Cell.csvLine([
+                        b.burstIdentifier, f.localIdentifier, f.path, f.creationDate ?? "", f.representsBurst ? "1" : "0", f.autoPick ? "1" : "0",
+                        f.userPick ? "1" : "0",
+                    ]))
+                }
+            }
+        case .table:
+            for b in bursts {
+                let rep = b.frames.first { $0.representsBurst }
+                print("\(b.burstIdentifier)  \(b.count) frames  representative: \(rep?.path ?? "-")")
+                var table = Table([.init("date"), .init("path", .whole), .init("marks"), .init("localIdentifier", .whole)])
+                for f in b.frames {
+                    let marks = [f.representsBurst ? "representative" : nil, f.autoPick ? "autoPick" : nil, f.userPick ? "userPick" : nil]
+                    table.append([f.creationDate ?? "-", f.path, marks.compactMap { $0 }.joined(separator: ","), f.localIdentifier])
+                }
+                for l in table.lines() { print("    " + l) }
+            }
+            if bursts.isEmpty { print("no bursts") }
+        }
     }
 }
 
@@ -75,13 +122,16 @@ enum CollectionOutput {
     }
 
     static func write(_ cs: [StoredCollection], format: OutputFormat) throws {
+        func dates(_ c: StoredCollection) -> String { [c.startDate, c.endDate].compactMap { $0 }.joined(separator: " – ") }
         switch format {
         case .table:
-            print(TableRow.pad("TYPE", 10) + " " + TableRow.pad("COUNT", 6) + " " + TableRow.pad("DATES", 45) + " " + TableRow.pad("TITLE", 28) + " IDENTIFIER")
+            var table = Table([.init("type"), .init("count", .number), .init("dates"), .init("title"), .init("localIdentifier", .whole)])
+            for c in cs { table.append([typeName(c.type), String(c.count), dates(c), c.title, c.localIdentifier]) }
+            table.print()
+        case .csv:
+            print(Cell.csvLine(["type", "subtype", "count", "startDate", "endDate", "title", "localIdentifier"]))
             for c in cs {
-                let dates = [c.startDate, c.endDate].compactMap { $0 }.map { String($0.prefix(19)) }.joined(separator: " – ")
-                print(TableRow.pad(typeName(c.type), 10) + " " + TableRow.pad(String(c.count), 6) + " " + TableRow.pad(dates, 45) + " "
-                    + TableRow.pad(c.title, 28) + " " + c.localIdentifier)
+                print(Cell.csvLine([typeName(c.type), String(c.subtype), String(c.count), c.startDate ?? "", c.endDate ?? "", c.title, c.localIdentifier]))
             }
         case .json, .ndjson:
             let objs: [[String: Any]] = cs.map {
@@ -92,9 +142,9 @@ enum CollectionOutput {
                 ]
             }
             if format == .json {
-                print(String(decoding: try JSONSerialization.data(withJSONObject: objs, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
+                print(try JSONOutput.text(object: objs, pretty: true))
             } else {
-                for o in objs { print(String(decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]), as: UTF8.self)) }
+                for o in objs { print(try JSONOutput.text(object: o, pretty: false)) }
             }
         }
     }

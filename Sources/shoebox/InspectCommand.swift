@@ -2,6 +2,7 @@ import ArgumentParser
 import Assemble
 import Foundation
 import MediaProbe
+import PhotoModel
 import Pipeline
 
 /// `shoebox inspect PATH…`: assemble the files under each path into assets (no catalog needed).
@@ -18,7 +19,7 @@ struct InspectCommand: AsyncParsableCommand {
     @Argument(help: "Folders (or files) to assemble.")
     var paths: [String]
 
-    @Option(help: "Output format: json, ndjson or table.")
+    @Option(help: "Output format: json, ndjson, table or csv (--json is --format json).")
     var format: OutputFormat = .json
 
     @Flag(help: "Include hidden files and directories.")
@@ -36,8 +37,7 @@ struct InspectCommand: AsyncParsableCommand {
         let results = try await Inspector.inspect(
             paths, width: jobs ?? ProcessInfo.processInfo.activeProcessorCount, crawler: Crawler(includeHidden: hidden))
         let out = FileHandle.standardOutput
-        let enc = JSONEncoder()
-        enc.outputFormatting = format == .json ? [.prettyPrinted, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        let enc = JSONOutput.encoder(pretty: format == .json)
         var unreadable = 0
         for r in results {
             unreadable += r.assembly.orphans.filter { $0.kind == "unknown" || $0.kind == "empty" }.count
@@ -51,6 +51,9 @@ struct InspectCommand: AsyncParsableCommand {
                 for o in r.assembly.orphans { out.write(try enc.encode(OrphanLine(orphan: o)) + Data("\n".utf8)) }
             case .table:
                 out.write(Data(AssetTable.render(r).utf8))
+            case .csv:
+                if r.root == results.first?.root { out.write(Data((Cell.csvLine(AssetTable.csvColumns) + "\n").utf8)) }
+                for a in r.assembly.assets { out.write(Data((Cell.csvLine(AssetTable.cells(a.asset, root: r.root)) + "\n").utf8)) }
             }
         }
         if unreadable > 0 { throw ExitCode(1) }
@@ -68,19 +71,29 @@ struct InspectCommand: AsyncParsableCommand {
     }
 }
 
-/// `--format table` for assets.
+/// `--format table` (and `csv`) for assembled assets.
 enum AssetTable {
+    static let csvColumns = ["root", "type", "subtypes", "traits", "date", "resources", "id"]
+
+    static func cells(_ x: Asset, root: String) -> [String] {
+        [
+            root, x.mediaType.name, x.mediaSubtypes.names.joined(separator: ","), x.traits.map(\.rawValue).sorted().joined(separator: ","),
+            x.creationDate?.description ?? "", String(x.resources.count), x.id,
+        ]
+    }
+
     static func render(_ r: Inspector.Result) -> String {
         var lines = ["# \(r.root): \(r.assembly.assets.count) assets from \(r.filesProbed) files, \(r.assembly.orphans.count) orphans"]
-        lines.append(TableRow.pad("TYPE", 6) + " " + TableRow.pad("SUBTYPES", 28) + " " + TableRow.pad("TRAITS", 26) + " "
-            + TableRow.pad("DATE", 25) + " RES  ID")
+        var table = Table([
+            .init("type"), .init("subtypes"), .init("traits"), .init("date"), .init("res", .number), .init("id", .whole),
+        ])
         for a in r.assembly.assets {
             let x = a.asset
-            lines.append(
-                TableRow.pad(x.mediaType.name, 6) + " " + TableRow.pad(x.mediaSubtypes.names.joined(separator: ","), 28) + " "
-                    + TableRow.pad(x.traits.map(\.rawValue).sorted().joined(separator: ","), 26) + " "
-                    + TableRow.pad(x.creationDate?.description ?? "-", 25) + " " + TableRow.pad(String(x.resources.count), 4) + " " + x.id)
+            var c = Array(cells(x, root: r.root).dropFirst())
+            c[3] = x.creationDate.map { (x.isUndated ? "~" : "") + $0.description } ?? "-"
+            table.append(c)
         }
+        lines += table.lines()
         for o in r.assembly.orphans { lines.append("orphan " + o.path + ": " + o.reason) }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -21,7 +21,7 @@ struct ErrorsCommand: ParsableCommand {
     enum Severity: String, ExpressibleByArgument, CaseIterable { case damaged, failed, all }
 
     @OptionGroup var catalogOption: CatalogOption
-    @Option(help: "Output format: table, json or ndjson.") var format: OutputFormat = .table
+    @Option(help: OutputFormat.help) var format: OutputFormat = .table
     @Option(name: .customLong("run"), help: "Only this ingest run.") var runID: Int64?
     @Option(help: "Only damaged or failed files (default: all).") var severity: Severity = .all
     @Flag(help: "Also list the files skipped as not media.") var includeSkipped = false
@@ -33,32 +33,27 @@ struct ErrorsCommand: ParsableCommand {
             severity == .all ? Set(ErrorSeverity.allCases) : [ErrorSeverity(rawValue: severity.rawValue)!]
         let rows = try catalog.errors(runID: runID, severities: severities)
         let skipped = includeSkipped ? try catalog.skippedFiles() : []
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        struct Line: Encodable { var severity = "skipped"; var path: String; var category: String; var reason: String }
         switch format {
         case .json:
-            enc.outputFormatting.insert(.prettyPrinted)
             if includeSkipped {
                 struct Both: Encodable { var errors: [StoredError]; var skipped: [SkippedFile] }
-                print(String(decoding: try enc.encode(Both(errors: rows, skipped: skipped)), as: UTF8.self))
+                print(try JSONOutput.text(Both(errors: rows, skipped: skipped), pretty: true))
             } else {
-                print(String(decoding: try enc.encode(rows), as: UTF8.self))
+                print(try JSONOutput.text(rows, pretty: true))
             }
         case .ndjson:
-            for r in rows { print(String(decoding: try enc.encode(r), as: UTF8.self)) }
-            for s in skipped {
-                struct Line: Encodable { var severity = "skipped"; var path: String; var category: String; var reason: String }
-                print(String(decoding: try enc.encode(Line(path: s.path, category: s.category, reason: s.reason)), as: UTF8.self))
-            }
+            try JSONOutput.printList(rows, format: .ndjson)
+            try JSONOutput.printList(skipped.map { Line(path: $0.path, category: $0.category, reason: $0.reason) }, format: .ndjson)
+        case .csv:
+            print(Cell.csvLine(["runID", "severity", "stage", "path", "reason", "at"]))
+            for r in rows { print(Cell.csvLine([String(r.runID), r.severity.rawValue, r.stage, r.path, r.reason, r.at])) }
+            for s in skipped { print(Cell.csvLine(["", "skipped", s.category, s.path, s.reason, ""])) }
         case .table:
-            print("RUN  SEVERITY  STAGE        PATH — REASON")
-            for r in rows {
-                print(
-                    TableRow.pad(String(r.runID), 4) + " " + TableRow.pad(r.severity.rawValue, 9) + " "
-                        + TableRow.pad(r.stage, 12) + " "
-                        + r.path + " — " + r.reason)
-            }
-            for s in skipped { print("-    skipped   " + TableRow.pad(s.category, 12) + " " + s.path + " — " + s.reason) }
+            var table = Table([.init("run", .number), .init("severity"), .init("stage"), .init("path", .whole), .init("reason")])
+            for r in rows { table.append([String(r.runID), r.severity.rawValue, r.stage, r.path, r.reason]) }
+            for s in skipped { table.append(["-", "skipped", s.category, s.path, s.reason]) }
+            table.print()
         }
     }
 }
@@ -77,22 +72,20 @@ struct SkippedCommand: ParsableCommand {
             """)
 
     @OptionGroup var catalogOption: CatalogOption
-    @Option(help: "Output format: table, json or ndjson.") var format: OutputFormat = .table
+    @Option(help: OutputFormat.help) var format: OutputFormat = .table
     @Option(help: "Only this category.") var category: String?
 
     func run() throws {
         let rows = try catalogOption.open().skippedFiles().filter { category == nil || $0.category == category }
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         switch format {
-        case .json:
-            enc.outputFormatting.insert(.prettyPrinted)
-            print(String(decoding: try enc.encode(rows), as: UTF8.self))
-        case .ndjson:
-            for r in rows { print(String(decoding: try enc.encode(r), as: UTF8.self)) }
+        case .json, .ndjson: try JSONOutput.printList(rows, format: format)
+        case .csv:
+            print(Cell.csvLine(["category", "path", "reason"]))
+            for r in rows { print(Cell.csvLine([r.category, r.path, r.reason])) }
         case .table:
-            print("CATEGORY  PATH — REASON")
-            for r in rows { print(TableRow.pad(r.category, 9) + " " + r.path + " — " + r.reason) }
+            var table = Table([.init("category"), .init("path", .whole), .init("reason")])
+            for r in rows { table.append([r.category, r.path, r.reason]) }
+            table.print()
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaProbe
+import PhotoModel
 import Pipeline
 
 /// `shoebox probe PATH…`: one report of facts per file.
@@ -16,7 +17,7 @@ struct ProbeCommand: AsyncParsableCommand {
     @Argument(help: "Files or directories (directories are walked; symbolic links are followed without loops).")
     var paths: [String]
 
-    @Option(help: "Output format: json, ndjson or table.")
+    @Option(help: "Output format: json, ndjson, table or csv (--json is --format json).")
     var format: OutputFormat = .json
 
     @Flag(help: "Ask libheif to decode each HEIF's primary image (slower; by default it is only opened).")
@@ -80,6 +81,9 @@ final class ReportWriter {
         case .table:
             if count == 0 { emit(TableRow.header + "\n") }
             emit(TableRow(r).line + "\n")
+        case .csv:
+            if count == 0 { emit(Cell.csvLine(TableRow.columns) + "\n") }
+            emit(Cell.csvLine(TableRow(r).cells) + "\n")
         }
         count += 1
     }
@@ -91,16 +95,20 @@ final class ReportWriter {
     private func emit(_ s: String) { stdout.write(Data(s.utf8)) }
 }
 
-/// One line of `--format table`.
+/// One line of `--format table` (and of `csv`): fixed widths, so lines stream as reports arrive; the
+/// path is last and never cut.
 struct TableRow {
-    static let header = pad("KIND", 6) + " " + pad("SIZE", 11) + " " + pad("DATE", 25) + " " + pad("CAMERA", 24) + " "
-        + pad("NOTES", 30) + " PATH"
-    let line: String
+    static let columns = ["kind", "size", "date", "camera", "notes", "path"]
+    static let widths = [6, 11, 25, 24, 30]
+    static let header = zip(columns.map { $0.uppercased() }, widths).map { pad($0, $1) }.joined(separator: " ") + " PATH"
+    let cells: [String]
+
+    var line: String { zip(cells, Self.widths).map { Self.pad($0, $1) }.joined(separator: " ") + " " + cells[5] }
 
     init(_ r: ProbeReport) {
         let size = r.pixelWidth.map { "\($0.value)x\(r.pixelHeight?.value ?? 0)" } ?? "-"
         let date = (r.dates.original ?? r.dates.quickTimeCreation ?? r.dates.digitized ?? r.dates.movieHeaderCreation)?.value.description ?? "-"
-        let camera = [r.camera.make?.value, r.camera.model?.value].compactMap { $0 }.joined(separator: " ")
+        let camera = CameraName.display(make: r.camera.make?.value, model: r.camera.model?.value) ?? "-"
         var notes: [String] = []
         if let id = r.apple?.contentIdentifier ?? r.quickTime?.movieValue("com.apple.quicktime.content.identifier")?.value.stringValue {
             notes.append("cid:" + id.prefix(8))
@@ -110,11 +118,9 @@ struct TableRow {
         if let fps = r.quickTime?.videoTrack?.nominalFrameRate { notes.append(String(format: "%.1ffps", fps)) }
         let errors = r.issues.filter { $0.severity == .error }
         if !errors.isEmpty { notes.append("ERR:" + errors[0].stage.rawValue) }
-        line = TableRow.pad(r.kind.rawValue, 6) + " " + TableRow.pad(size, 11) + " " + TableRow.pad(date, 25) + " "
-            + TableRow.pad(camera.isEmpty ? "-" : camera, 24) + " " + TableRow.pad(notes.joined(separator: ","), 30) + " " + r.path
+        cells = [r.kind.rawValue, size, date, camera, notes.joined(separator: ","), r.path]
     }
 
-    static func pad(_ s: String, _ n: Int) -> String {
-        s.count >= n ? String(s.prefix(n)) : s + String(repeating: " ", count: n - s.count)
-    }
+    /// `s` in exactly `n` columns: cut with `…` or padded (display width, not characters).
+    static func pad(_ s: String, _ n: Int) -> String { DisplayWidth.pad(DisplayWidth.truncate(s, n), n) }
 }

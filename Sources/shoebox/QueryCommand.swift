@@ -22,8 +22,8 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var catalogOption: CatalogOption
     @Option(parsing: .unconditionalSingleValue, help: "Sort key; '-key' sorts descending (repeatable).") var sort: [String] = []
     @Option(help: "At most this many assets.") var limit: Int?
-    @Option(help: "Output format: table, json, ndjson or csv.") var format: QueryFormat = .table
-    @Option(help: "Fields for table/csv output, comma-separated.") var fields: String?
+    @Option(help: OutputFormat.help) var format: OutputFormat = .table
+    @Option(help: "Fields for table/csv output, comma-separated (\(QueryOutput.fields.joined(separator: ", "))).") var fields: String?
     @Flag(help: "Print only the number of matching assets.") var count = false
     @Flag(help: "Include hidden assets.") var includeHidden = false
     @Flag(help: "Include every frame of a burst, not only its representative.") var allBursts = false
@@ -52,8 +52,6 @@ struct QueryCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Favorites.") var favorite: Bool?
     @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Hidden assets (implies --include-hidden).") var hidden: Bool?
     @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Videos.") var video: Bool?
-
-    enum QueryFormat: String, ExpressibleByArgument { case table, json, ndjson, csv }
 
     /// The convenience filters as predicate text (the same language a user writes).
     var filterPredicates: [String] {
@@ -94,8 +92,11 @@ struct QueryCommand: ParsableCommand {
             throw ValidationError("--update goes with --changes NAME.")
         }
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more.") }
+        _ = try FieldList.parse(fields, known: QueryOutput.fields, default: QueryOutput.defaultFields)
         for s in sort where SortDescriptor.columns[SortDescriptor(parsing: s).key] == nil {
-            throw ValidationError("Cannot sort by '\(s)'. Sortable keys: \(SortDescriptor.columns.keys.sorted().joined(separator: ", ")).")
+            let keys = SortDescriptor.columns.keys.sorted()
+            let key = SortDescriptor(parsing: s).key
+            throw ValidationError("Cannot sort by '\(s)'.\(Suggestion.phrase(for: key, in: keys)) Sortable keys: \(keys.joined(separator: ", ")).")
         }
     }
 
@@ -196,7 +197,20 @@ extension QueryCommand {
 enum QueryOutput {
     static let defaultFields = ["filename", "mediaType", "mediaSubtypes", "creationDate", "size", "localIdentifier"]
 
-    static func value(_ s: StoredAsset, _ field: String) -> String {
+    /// Every field `--fields` takes, and how a table treats it.
+    static let columns: [(name: String, kind: Table.Kind)] = [
+        ("filename", .whole), ("path", .whole), ("root", .whole), ("localIdentifier", .whole), ("cloudIdentifier", .whole),
+        ("mediaType", .text), ("mediaSubtypes", .text), ("traits", .text), ("playbackStyle", .text),
+        ("creationDate", .text), ("size", .text), ("pixelWidth", .number), ("pixelHeight", .number), ("duration", .number),
+        ("fileSize", .number), ("camera", .text), ("make", .text), ("model", .text), ("lensModel", .text),
+        ("contentIdentifier", .whole), ("burstIdentifier", .whole), ("latitude", .number), ("longitude", .number),
+        ("isFavorite", .number), ("isHidden", .number), ("hasAdjustments", .number),
+    ]
+    static let fields = columns.map(\.name)
+
+    /// A field's text: exact in CSV; in a table, sizes in bytes read as `3.7 MB` and an undated asset's
+    /// date (the file's modification time) starts with `~`.
+    static func value(_ s: StoredAsset, _ field: String, table: Bool = false) -> String {
         let a = s.asset
         switch field {
         case "filename": return a.id.split(separator: "/").last.map(String.init) ?? a.id
@@ -205,11 +219,17 @@ enum QueryOutput {
         case "mediaSubtypes": return a.mediaSubtypes.names.joined(separator: ",")
         case "traits": return a.traits.map(\.rawValue).sorted().joined(separator: ",")
         case "playbackStyle": return a.playbackStyle.name
-        case "creationDate": return a.creationDate?.description ?? ""
+        case "creationDate":
+            let d = a.creationDate?.description ?? ""
+            return table && a.isUndated && !d.isEmpty ? "~" + d : d
         case "size": return "\(a.pixelWidth)x\(a.pixelHeight)"
         case "pixelWidth": return String(a.pixelWidth)
         case "pixelHeight": return String(a.pixelHeight)
         case "duration": return a.mediaType == .video || a.mediaType == .audio ? String(format: "%.3f", a.duration) : ""
+        case "fileSize":
+            guard let n = a.totalFileSize else { return "" }
+            return table ? Cell.bytes(Int64(n)) : String(n)
+        case "camera": return a.cameraName ?? ""
         case "localIdentifier": return s.localIdentifier
         case "cloudIdentifier": return s.cloudIdentifier
         case "contentIdentifier": return a.contentIdentifier ?? ""
@@ -227,12 +247,11 @@ enum QueryOutput {
         }
     }
 
-    static func write(_ result: FetchResult, format: QueryCommand.QueryFormat, fields: String?) throws {
+    static func write(_ result: FetchResult, format: OutputFormat, fields: String?) throws {
         let out = BufferedOutput()
         defer { out.flush() }
-        let cols = fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? defaultFields
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.withoutEscapingSlashes]
+        let cols = try FieldList.parse(fields, known: Self.fields, default: defaultFields)
+        let enc = JSONOutput.encoder(pretty: false)
         switch format {
         case .json:
             out.write(Data("[".utf8))
@@ -244,25 +263,14 @@ enum QueryOutput {
         case .ndjson:
             try result.enumerate { _, s in out.write(try enc.encode(Document(s)) + Data("\n".utf8)) }
         case .csv:
-            out.write(Data((cols.joined(separator: ",") + "\n").utf8))
-            try result.enumerate { _, s in
-                out.write(Data((cols.map { csv(value(s, $0)) }.joined(separator: ",") + "\n").utf8))
-            }
+            out.write(Data((Cell.csvLine(cols) + "\n").utf8))
+            try result.enumerate { _, s in out.write(Data((Cell.csvLine(cols.map { value(s, $0) }) + "\n").utf8)) }
         case .table:
             out.flush()
-            let width = terminalWidth()
-            var lines: [String] = []
-            try result.enumerate { _, s in lines.append(cols.map { value(s, $0) }.joined(separator: "\t")) }
-            let header = cols
-            var widths = header.map(\.count)
-            let rows = lines.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-            for r in rows { for (k, v) in r.enumerated() where k < widths.count { widths[k] = min(40, max(widths[k], v.count)) } }
-            func line(_ cells: [String]) -> String {
-                let text = cells.enumerated().map { TableRow.pad($0.element, widths[$0.offset]) }.joined(separator: "  ")
-                return String(text.prefix(width))
-            }
-            print(line(header.map { $0.uppercased() }))
-            for r in rows { print(line(r)) }
+            let kinds = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, $0.kind) })
+            var table = Table(cols.map { Table.Column($0, kinds[$0] ?? .text) })
+            try result.enumerate { _, s in table.append(cols.map { value(s, $0, table: true) }) }
+            table.print()
             print("\(result.count) asset\(result.count == 1 ? "" : "s")")
         }
     }
@@ -299,15 +307,5 @@ enum QueryOutput {
             if !buffer.isEmpty { FileHandle.standardOutput.write(buffer) }
             buffer.removeAll(keepingCapacity: true)
         }
-    }
-
-    static func csv(_ s: String) -> String {
-        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
-    }
-
-    static func terminalWidth() -> Int {
-        var w = winsize()
-        if ioctl(1, UInt(TIOCGWINSZ), &w) == 0, w.ws_col > 20 { return Int(w.ws_col) }
-        return 400
     }
 }

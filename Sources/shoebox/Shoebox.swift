@@ -14,16 +14,16 @@ struct Shoebox: AsyncParsableCommand {
         ])
 }
 
-/// Output formats shared by the commands.
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case json, ndjson, table
-}
-
 @main
 enum Main {
     static func main() async {
+        let arguments = Arguments.expandingAliases(Array(CommandLine.arguments.dropFirst()))
+        if let mistake = unknownCommand(arguments) {
+            FileHandle.standardError.write(Data("error: \(mistake)\n".utf8))
+            exit(2)
+        }
         do {
-            var command = try Shoebox.parseAsRoot()
+            var command = try Shoebox.parseAsRoot(arguments)
             if var async = command as? any AsyncParsableCommand {
                 try await async.run()
             } else {
@@ -36,10 +36,27 @@ enum Main {
             }
             let message = Shoebox.fullMessage(for: error)
             if !message.isEmpty {
-                FileHandle.standardError.write(Data((message + "\n").utf8))
+                // One style for every error line: ArgumentParser's "Error: " becomes ours, "error: ".
+                let text = message.hasPrefix("Error: ") ? "error: " + message.dropFirst(7) : message
+                FileHandle.standardError.write(Data((text + "\n").utf8))
             }
             // Usage mistakes exit 2 (as the issue and most Unix tools do), not ArgumentParser's 64.
             exit(code == .validationFailure || error is ValidationError ? 2 : code.rawValue)
         }
+    }
+
+    /// `shoebox querry` or `shoebox help querry`: a message with a suggestion; nil when the words name a
+    /// command (or are options).
+    static func unknownCommand(_ arguments: [String]) -> String? {
+        let names = Shoebox.configuration.subcommands.map { $0._commandName } + ["help"]
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        if !names.contains(first) {
+            return "unknown command '\(first)'.\(Suggestion.phrase(for: first, in: names)) Commands: \(names.joined(separator: ", "))."
+        }
+        if first == "help", arguments.count > 1, !arguments[1].hasPrefix("-"), !names.contains(arguments[1]) {
+            let topic = arguments[1]
+            return "no help for '\(topic)': there is no such command.\(Suggestion.phrase(for: topic, in: names)) Commands: \(names.joined(separator: ", "))."
+        }
+        return nil
     }
 }

@@ -11,9 +11,13 @@ struct ShowCommand: ParsableCommand {
 
     @OptionGroup var catalogOption: CatalogOption
     @Argument(help: "A localIdentifier, a cloudIdentifier, or a resource path relative to its root.") var identifier: String
-    @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+    @Option(help: "Output format: table, json or ndjson (--json is --format json).") var format: OutputFormat = .table
     @Flag(help: "Also print every stored fact of the asset's files with the tag or box it came from (no file is read).")
     var facts = false
+
+    func validate() throws {
+        if format == .csv { throw ValidationError("show prints one asset: --format table, json or ndjson.") }
+    }
 
     func run() throws {
         let catalog = try catalogOption.open()
@@ -26,11 +30,10 @@ struct ShowCommand: ParsableCommand {
             return
         }
         if format != .table {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
             var a = AssembledAsset(asset: s.asset)
             a.metadataSources = s.metadataSources.map { MetadataSource(type: $0.type, path: $0.path) }
-            print(String(decoding: try enc.encode(ShowDocument(localIdentifier: s.localIdentifier, cloudIdentifier: s.cloudIdentifier, root: s.root, isTrashed: s.isTrashed, asset: AssetJSON(a))), as: UTF8.self))
+            let doc = ShowDocument(localIdentifier: s.localIdentifier, cloudIdentifier: s.cloudIdentifier, root: s.root, isTrashed: s.isTrashed, asset: AssetJSON(a))
+            print(try JSONOutput.text(doc, pretty: format == .json))
             return
         }
         print(ShowText.render(s, collections: try catalog.collections(containing: s.localIdentifier)))
@@ -57,20 +60,20 @@ enum ShowText {
         l.append("  mediaSubtypes    \(a.mediaSubtypes.names.isEmpty ? "-" : a.mediaSubtypes.names.joined(separator: ", "))")
         l.append("  traits           \(a.traits.isEmpty ? "-" : a.traits.map(\.rawValue).sorted().joined(separator: ", "))")
         l.append("  playbackStyle    \(a.playbackStyle.name)\(a.playbackVariation != .none ? " (\(a.playbackVariation))" : "")")
-        l.append("  creationDate     \(a.creationDate?.description ?? "-")\(a.creationDateSource.map { "   ← \($0)" } ?? "")")
+        l.append("  creationDate     \(a.isUndated ? "~" : "")\(a.creationDate?.description ?? "-")\(a.creationDateSource.map { "   ← \($0)" } ?? "")")
         if let loc = a.location {
             l.append("  location         \(loc.latitude), \(loc.longitude)\(loc.altitude.map { ", \($0) m" } ?? "")\(a.locationSource.map { "   ← \($0)" } ?? "")")
         } else {
             l.append("  location         -")
         }
         l.append("  size             \(a.pixelWidth)x\(a.pixelHeight)\(a.mediaType == .video || a.mediaType == .audio ? String(format: ", %.3f s", a.duration) : "")")
-        l.append("  camera           \([a.make, a.model].compactMap { $0 }.joined(separator: " "))\(a.lensModel.map { " — \($0)" } ?? "")")
+        l.append("  camera           \(a.cameraName ?? "-")\(a.lensModel.map { " — \($0)" } ?? "")")
         if let c = a.contentIdentifier { l.append("  contentIdentifier \(c)") }
         if let b = a.burstIdentifier { l.append("  burstIdentifier  \(b)\(a.representsBurst ? " (representative)" : "")") }
         l.append("  favorite/hidden  \(a.isFavorite ? "yes" : "no") / \(a.isHidden ? "yes" : "no"); hasAdjustments \(a.hasAdjustments ? "yes" : "no")")
         l.append("  resources:")
         for (r, h) in zip(a.resources, s.resourceHashes) {
-            l.append("    \(TableRow.pad(r.type.name, 20)) \(r.path)\(r.fileSize.map { "  \($0) bytes" } ?? "")\(h.map { "  \($0)" } ?? "")")
+            l.append("    \(TableRow.pad(r.type.name, 20)) \(r.path)\(r.fileSize.map { "  " + Cell.bytes(Int64($0)) } ?? "")\(h.map { "  \($0)" } ?? "")")
         }
         if !s.metadataSources.isEmpty {
             l.append("  metadata sources:")
@@ -85,25 +88,44 @@ enum ShowText {
 
 /// `shoebox stats`: counts by type, subtype, trait, year, camera.
 struct StatsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Count assets by media type, subtype, trait, year and camera.")
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "Count assets by media type, subtype, trait, year and camera.",
+        discussion: """
+            Years run oldest first; undated assets (no date in the file or its sidecars: the file's \
+            modification time stands in) are counted apart.
+
+            Examples:
+              shoebox stats
+              shoebox stats --format csv
+            """)
 
     @OptionGroup var catalogOption: CatalogOption
-    @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+    @Option(help: OutputFormat.help) var format: OutputFormat = .table
 
     func run() throws {
         let catalog = try catalogOption.open()
         IncompleteRunNote.print(catalog)
         let stats = try catalog.statistics()
-        if format != .table {
-            var obj: [String: [String: Int]] = [:]
-            for s in stats { obj[s.section] = Dictionary(uniqueKeysWithValues: s.rows.map { ($0.0, $0.1) }) }
-            let d = try JSONSerialization.data(withJSONObject: obj, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: d, as: UTF8.self))
-            return
-        }
-        for s in stats {
-            print("\(s.section):")
-            for (k, n) in s.rows { print("  \(TableRow.pad(k, 32)) \(n)") }
+        switch format {
+        case .json, .ndjson:
+            // JSON: one object of sections (keys sorted); NDJSON: a line per counted value, in table order.
+            if format == .json {
+                var obj: [String: [String: Int]] = [:]
+                for s in stats { obj[s.section] = Dictionary(uniqueKeysWithValues: s.rows.map { ($0.0, $0.1) }) }
+                print(try JSONOutput.text(object: obj, pretty: true))
+            } else {
+                for s in stats {
+                    for (k, n) in s.rows { print(try JSONOutput.text(object: ["section": s.section, "value": k, "count": n], pretty: false)) }
+                }
+            }
+        case .csv:
+            print("section,value,count")
+            for s in stats { for (k, n) in s.rows { print(Cell.csvLine([s.section, k, String(n)])) } }
+        case .table:
+            for s in stats {
+                print("\(s.section):")
+                for (k, n) in s.rows { print("  \(DisplayWidth.pad(k, 32)) \(n)") }
+            }
         }
     }
 }
