@@ -38,6 +38,10 @@ func compileCommandPredicate(_ predicate: String?, arguments: [String]) throws -
     }
 }
 
+enum SummaryFormat: String, ExpressibleByArgument {
+    case text, json
+}
+
 enum ProgressMode: String, ExpressibleByArgument {
     case auto, json, none
 }
@@ -65,6 +69,12 @@ struct IngestCommand: AsyncParsableCommand {
 
             Exit status: 0 every media file was catalogued (damaged ones included); 1 some media files failed \
             (with --strict, damaged ones too); 2 usage errors.
+
+            Examples:
+              shoebox ingest Photos
+              shoebox ingest Photos --include '*.heic' --exclude '**/Trash/**'
+              shoebox ingest Photos --thumbnails thumbs --progress json
+              shoebox ingest Photos --summary json
             """)
 
     @Argument(help: "Folders (or files) to ingest.")
@@ -116,6 +126,9 @@ struct IngestCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds one file may take (probe + hash) before it is abandoned with an error row; 0: no limit (default 60).")
     var fileTimeout: Double?
+
+    @Option(help: "The closing summary: text (for people) or json (every count, one object on standard output).")
+    var summary: SummaryFormat = .text
 
     @Flag(help: "Exit 1 when any file is damaged, not only when one failed.")
     var strict = false
@@ -213,7 +226,12 @@ struct IngestCommand: AsyncParsableCommand {
         for r in summary.resumed {
             FileHandle.standardError.write(Data("note: resuming run \(r.id) (started \(r.startedAt), \(r.status)): what it committed is kept, the rest is read now\n".utf8))
         }
-        print(SummaryText.render(summary, catalog: catalogPath))
+        switch self.summary {
+        case .text: print(SummaryText.render(summary, catalog: catalogPath))
+        case .json: print(try JSONOutput.text(object: SummaryText.document(summary, catalog: catalogPath), pretty: false))
+        }
+        // The files that failed or are damaged, on standard error like every other diagnostic.
+        FileHandle.standardError.write(Data(SummaryText.errorLines(summary, catalog: catalogPath).map { $0 + "\n" }.joined().utf8))
         if summary.interrupted { throw ExitCode(StopSignal.exitStatus) }
         if summary.outcomes.failed > 0 || (summary.thumbnails?.errors.isEmpty == false) || (strict && summary.outcomes.damaged > 0) {
             throw ExitCode(1)
@@ -228,9 +246,11 @@ final class ProgressReporter: @unchecked Sendable {
     private let lock = NSLock()
     private var last = Date.distantPast
 
-    init(mode: ProgressMode) {
+    /// `streamsToStandardOutput`: the command prints results as it goes (probe), so a bar would tangle with
+    /// them on a terminal; it is drawn only when standard output is redirected.
+    init(mode: ProgressMode, streamsToStandardOutput: Bool = false) {
         self.mode = mode
-        tty = isatty(2) == 1
+        tty = isatty(2) == 1 && !(streamsToStandardOutput && isatty(1) == 1)
     }
 
     var wantsTotal: Bool { mode == .json || (mode == .auto && tty) }
@@ -241,6 +261,17 @@ final class ProgressReporter: @unchecked Sendable {
                 "event": "progress", "filesDone": p.filesDone, "filesTotal": p.filesTotal ?? NSNull(), "filesProbed": p.filesProbed,
                 "errors": p.errors, "elapsed": (p.elapsed * 10).rounded() / 10,
                 "filesPerSecond": p.elapsed > 0 ? (Double(p.filesDone) / p.elapsed).rounded() : 0,
+            ]
+        }
+    }
+
+    /// Probe and inspect: files done of a known total.
+    func update(filesDone: Int, filesTotal: Int, errors: Int, elapsed: Double) {
+        report(done: filesDone, total: filesTotal, errors: errors, elapsed: elapsed, unit: "files") {
+            [
+                "event": "progress", "filesDone": filesDone, "filesTotal": filesTotal, "errors": errors,
+                "elapsed": (elapsed * 10).rounded() / 10,
+                "filesPerSecond": elapsed > 0 ? (Double(filesDone) / elapsed).rounded() : 0,
             ]
         }
     }
@@ -321,11 +352,39 @@ enum SummaryText {
         lines.append(
             "  limits: at most \(s.peakConcurrentFiles) files at once; \(s.filesAbandoned) abandoned over the time budget, \(s.filesSkipped) skipped; peak memory \(ResourceLimits.peakMemoryBytes() >> 20) MiB")
         for (name, n) in s.counts { lines.append("  \(name): \(n)") }
-        for e in s.errorRows.prefix(10) { lines.append("  \(e.severity.rawValue) \(e.path) [\(e.stage)] \(e.reason)") }
-        if s.errors > 10 { lines.append("  … \(s.errors - 10) more: shoebox errors --catalog \(catalog)") }
+        if s.errors > 0 { lines.append("  errors: \(s.errors) (shoebox errors --catalog \(catalog))") }
         if s.outcomes.skippedTotal > 0 { lines.append("  skipped files: shoebox skipped --catalog \(catalog)") }
         lines.append("  change token: \(s.currentToken)")
         return lines.joined(separator: "\n")
+    }
+
+    /// The first ten error rows for standard error (the rest: `shoebox errors`).
+    static func errorLines(_ s: IngestSummary, catalog: String) -> [String] {
+        var lines = s.errorRows.prefix(10).map { "\($0.severity.rawValue): \($0.path) [\($0.stage)] \($0.reason)" }
+        if s.errors > 10 { lines.append("… \(s.errors - 10) more: shoebox errors --catalog \(catalog)") }
+        return lines
+    }
+
+    /// `--summary json`: every count of the text summary, keys documented in docs/ndjson-events.schema.json
+    /// (the `summary` event).
+    static func document(_ s: IngestSummary, catalog: String) -> [String: Any] {
+        var doc: [String: Any] = [
+            "event": "summary", "runID": s.runID, "catalog": catalog, "filesSeen": s.filesSeen, "filesProbed": s.filesProbed,
+            "filesUnchanged": s.filesUnchanged, "foldersChanged": s.foldersChanged, "elapsed": (s.elapsed * 1000).rounded() / 1000,
+            "inserted": s.inserted, "updated": s.updated, "deleted": s.deleted, "orphans": s.orphans, "errors": s.errors,
+            "damaged": s.outcomes.damaged, "failed": s.outcomes.failed, "skipped": s.outcomes.skipped, "own": s.outcomes.own,
+            "interrupted": s.interrupted, "filesAbandoned": s.filesAbandoned, "filesSkipped": s.filesSkipped,
+            "peakConcurrentFiles": s.peakConcurrentFiles, "peakMemoryBytes": ResourceLimits.peakMemoryBytes(),
+            "counts": Dictionary(s.counts, uniquingKeysWith: { a, _ in a }), "currentToken": s.currentToken,
+            "notes": s.notes, "rederived": s.rederived ?? NSNull(),
+        ]
+        if let t = s.thumbnails {
+            doc["thumbnails"] = [
+                "written": t.created.count, "existing": t.existing, "errors": t.errors.count,
+                "pruned": s.thumbnailsPruned?.removed.count ?? 0,
+            ]
+        }
+        return doc
     }
 }
 
@@ -333,7 +392,16 @@ enum SummaryText {
 struct ChangesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "changes", abstract: "Print what changed since a change token (inserted, updated, deleted per object type).",
-        discussion: "Exit status 3: token expired (refetch everything). 4: change details unavailable (unknown or malformed token).")
+        discussion: """
+            Exit status 3: token expired (refetch everything). 4: change details unavailable (unknown or \
+            malformed token). Each change carries its own token (the string --since takes) and the file name \
+            or title of what changed.
+
+            Examples:
+              shoebox changes --current-token
+              shoebox changes --since "$(shoebox changes --current-token)" \\
+                  --format ndjson
+            """)
 
     @OptionGroup var catalogOption: CatalogOption
     @Option(help: "A token printed by an earlier 'shoebox changes --current-token' or ingest.") var since: String?
@@ -418,7 +486,13 @@ struct ChangesCommand: ParsableCommand {
 
 /// `shoebox id ID`: local identifier ↔ cloud identifier.
 struct IdCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "id", abstract: "Map a local identifier to its cloud identifier and back.")
+    static let configuration = CommandConfiguration(
+        commandName: "id", abstract: "Map a local identifier to its cloud identifier and back.",
+        discussion: """
+            Examples:
+              shoebox id "$(shoebox query --limit 1 --format csv \\
+                  --fields localIdentifier | tail -n 1)"
+            """)
 
     @OptionGroup var catalogOption: CatalogOption
     @Argument(help: "A localIdentifier (UUID/L0/001) or a cloudIdentifier.") var identifier: String

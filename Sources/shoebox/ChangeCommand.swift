@@ -10,22 +10,27 @@ struct ChangeCommand: ParsableCommand {
         abstract: "Change assets, albums and folders in the catalog (PhotoKit change requests; source files are never touched).",
         discussion: """
             One action per invocation; the identifiers (local identifiers) follow it as arguments:
-              shoebox change --favorite ID…            shoebox change --no-favorite ID…
-              shoebox change --hidden ID…              shoebox change --no-hidden ID…
-              shoebox change --creation-date 2021-06-01T12:00:00+02:00 ID…
-              shoebox change --location=-33.86,151.21[,ALT] ID…     shoebox change --no-location ID…
-              shoebox change --delete ID…   (to Recently Deleted)   shoebox change --restore ID…
-              shoebox change --purge ID…    (only from Recently Deleted)
-              shoebox change --create-album TITLE [--in-folder FOLDER]
-              shoebox change --create-folder TITLE [--in-folder FOLDER]
-              shoebox change --rename ID TITLE         shoebox change --delete-collection ID…
-              shoebox change --add ASSET… --to ALBUM   shoebox change --remove ASSET… --from ALBUM
-              shoebox change --reorder ALBUM ASSET…    (these first, in this order)
-              shoebox change --apply changes.json
+              --favorite ID…            --no-favorite ID…
+              --hidden ID…              --no-hidden ID…
+              --creation-date 2021-06-01T12:00:00+02:00 ID…
+              --location=-33.86,151.21[,ALT] ID…       --no-location ID…
+              --delete ID… (to Recently Deleted)        --restore ID…
+              --purge ID… (only from Recently Deleted)
+              --create-album TITLE [--in-folder FOLDER]
+              --create-folder TITLE [--in-folder FOLDER]
+              --rename ID TITLE         --delete-collection ID…
+              --add ASSET… --to ALBUM   --remove ASSET… --from ALBUM
+              --reorder ALBUM ASSET…    (these first, in this order)
+              --apply changes.json
             A change set is {"changes":[{"op":"createAlbum","placeholder":"$a","title":"Trip"},
             {"op":"addAssets","album":"$a","assets":["…"]},{"op":"favorite","asset":"…","value":true}]}; see
             docs/changes.md. Everything is recorded in the change history ('shoebox changes').
             Exit status: 0 applied, 1 a change failed (nothing was applied), 2 usage errors.
+
+            Examples:
+              shoebox change --create-album "Best of"
+              shoebox change --favorite "$(shoebox query --live --limit 1 --format csv \\
+                  --fields localIdentifier | tail -n 1)"
             """)
 
     @Argument(help: "The identifiers the action applies to (assets, or collections for --delete-collection; the title for --rename).")

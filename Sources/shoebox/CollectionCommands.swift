@@ -6,7 +6,12 @@ import PhotoModel
 /// `shoebox collections`: moments, albums and smart albums with titles, dates, counts and identifiers.
 struct CollectionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "collections", abstract: "List collections: moments, albums and smart albums (smart albums are counted now).")
+        commandName: "collections", abstract: "List collections: moments, albums and smart albums (smart albums are counted now).",
+        discussion: """
+            Examples:
+              shoebox collections
+              shoebox collections --type smartAlbum --format csv
+            """)
 
     enum Kind: String, ExpressibleByArgument { case moment, album, smartAlbum }
 
@@ -28,7 +33,13 @@ struct CollectionsCommand: ParsableCommand {
 
 /// `shoebox moments`.
 struct MomentsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "moments", abstract: "List moments (time and place) with dates and counts.")
+    static let configuration = CommandConfiguration(
+        commandName: "moments", abstract: "List moments (time and place) with dates and counts.",
+        discussion: """
+            Examples:
+              shoebox moments
+              shoebox moments --format ndjson
+            """)
     @OptionGroup var catalogOption: CatalogOption
     @Option(help: OutputFormat.help) var format: OutputFormat = .table
 

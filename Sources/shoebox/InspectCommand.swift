@@ -14,6 +14,10 @@ struct InspectCommand: AsyncParsableCommand {
             Resource paths are relative to each PATH (a file's folder when PATH is a file). Orphans (sidecars \
             with no media, unreadable files) are listed after the assets. Exit status 0, or 1 when some files \
             could not be read; 2 for usage errors.
+
+            Examples:
+              shoebox inspect Photos/iphone
+              shoebox inspect --format table Photos
             """)
 
     @Argument(help: "Folders (or files) to assemble.")
@@ -28,14 +32,21 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(help: "Files probed at once (default: the number of cores).")
     var jobs: Int?
 
+    @Option(help: "Progress: auto (a live bar on a terminal, nothing otherwise), json (one event per second on stderr), none.")
+    var progress: ProgressMode = .auto
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("Give at least one folder or file to inspect.") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
     }
 
     func run() async throws {
+        let reporter = ProgressReporter(mode: progress)
+        let start = Date()
         let results = try await Inspector.inspect(
-            paths, width: jobs ?? ProcessInfo.processInfo.activeProcessorCount, crawler: Crawler(includeHidden: hidden))
+            paths, width: jobs ?? ProcessInfo.processInfo.activeProcessorCount, crawler: Crawler(includeHidden: hidden)
+        ) { done, total in reporter.update(filesDone: done, filesTotal: total, errors: 0, elapsed: Date().timeIntervalSince(start)) }
+        reporter.finish()
         let out = FileHandle.standardOutput
         let enc = JSONOutput.encoder(pretty: format == .json)
         var unreadable = 0

@@ -156,7 +156,7 @@ struct RederiveCommand: ParsableCommand {
 
             Examples:
               shoebox rederive
-              shoebox rederive --catalog /mnt/nas/photos.sqlite --examples 10
+              shoebox rederive --examples 10
             """)
 
     @OptionGroup var catalogOption: CatalogOption

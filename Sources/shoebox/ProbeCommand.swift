@@ -12,6 +12,11 @@ struct ProbeCommand: AsyncParsableCommand {
         discussion: """
             Exit status: 0 when every file probed cleanly, 1 when some had errors (their reports are still \
             printed), 2 for usage errors.
+
+            Examples:
+              shoebox probe Photos/iphone/IMG_0001.JPG
+              shoebox probe --format table Photos
+              shoebox probe --format ndjson Photos | jq -r .path
             """)
 
     @Argument(help: "Files or directories (directories are walked; symbolic links are followed without loops).")
@@ -32,6 +37,9 @@ struct ProbeCommand: AsyncParsableCommand {
     @Option(help: "Seconds one file may take before it is abandoned with an error; 0: no limit.")
     var fileTimeout: Double = 60
 
+    @Option(help: "Progress: auto (a live bar on a terminal, nothing otherwise), json (one event per second on stderr), none.")
+    var progress: ProgressMode = .auto
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("Give at least one file or directory to probe.") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
@@ -45,10 +53,16 @@ struct ProbeCommand: AsyncParsableCommand {
         Crawler(includeHidden: hidden).walk(paths) { entries.append($0) }
         let width = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         var failed = 0
+        var done = 0
+        let reporter = ProgressReporter(mode: progress, streamsToStandardOutput: true)
+        let start = Date()
         try await ProbeRunner.run(entries, prober: prober, width: width, timeBudget: fileTimeout > 0 ? fileTimeout : nil) { report in
             if !report.isClean { failed += 1 }
+            done += 1
+            reporter.update(filesDone: done, filesTotal: entries.count, errors: failed, elapsed: Date().timeIntervalSince(start))
             try out.write(report)
         }
+        reporter.finish()
         try out.finish()
         if failed > 0 {
             FileHandle.standardError.write(Data("\(failed) of \(entries.count) files had errors\n".utf8))

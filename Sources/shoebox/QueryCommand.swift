@@ -10,11 +10,17 @@ struct QueryCommand: ParsableCommand {
         commandName: "query",
         abstract: "Fetch assets with an NSPredicate-style predicate and/or osxphotos-style filters.",
         discussion: """
+            The predicate language is described in docs/predicates.md. A mistake is reported with a caret \
+            under it.
+
             Examples:
-              shoebox query 'mediaSubtypes CONTAINS photoLive AND creationDate >= "2020-01-01"' --sort -creationDate --limit 20
-              shoebox query --live --not-favorite --year 2021 --format csv --fields localIdentifier,filename,creationDate
+              shoebox query --live --year 2024
+              shoebox query 'mediaSubtypes CONTAINS photoLive AND creationDate >= "2020-01-01"' \\
+                  --sort -creationDate --limit 20
+              shoebox query --live --no-favorite --format csv \\
+                  --fields localIdentifier,filename,creationDate
               shoebox query '%K == %@' --arg isFavorite --arg YES --count
-            The predicate language is described in docs/predicates.md. A mistake is reported with a caret under it.
+              shoebox query --video --json
             """)
 
     @Argument(help: "A predicate (docs/predicates.md).") var predicate: String?

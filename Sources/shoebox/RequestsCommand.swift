@@ -12,6 +12,8 @@ struct RequestsCommand: ParsableCommand {
             Line 1 is a header; then one assetCreationRequest per asset, then folders (collectionListCreationRequest,
             parent before child), then albums (collectionCreationRequest). Every line refers only to placeholders of
             earlier lines. Moments and smart albums are computed, so they are not written.
+
+            Examples:
               shoebox requests --out all.jsonl
               shoebox requests | gzip > all.jsonl.gz
               shoebox requests 'mediaType == video' --out videos.jsonl --root /photos

@@ -7,7 +7,13 @@ import PhotoModel
 /// `shoebox show ID`: one asset whole — identifiers, resources, subtypes and traits with their reasons.
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Print one asset whole: identifiers, resources, subtypes and traits with the reason for each.")
+        commandName: "show", abstract: "Print one asset whole: identifiers, resources, subtypes and traits with the reason for each.",
+        discussion: """
+            Examples:
+              shoebox show iphone/IMG_0001.JPG
+              shoebox show iphone/IMG_0001.JPG --facts
+              shoebox show iphone/IMG_0001.JPG --format json
+            """)
 
     @OptionGroup var catalogOption: CatalogOption
     @Argument(help: "A localIdentifier, a cloudIdentifier, or a resource path relative to its root.") var identifier: String

@@ -15,13 +15,16 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         commandName: "thumbnails",
         abstract: "Make thumbnails (libvips; video poster frames with libavcodec) for the assets a predicate fetches.",
         discussion: """
+            Files are named out/ab/<cloudIdentifier>_<size>_<mode>_<version>_<source hash>.<ext>; a re-run \
+            skips files that exist, and a changed asset gets new ones. --prune then removes the files of assets \
+            that are gone or whose source changed (any size, mode or format); files not named this way are \
+            never touched. RAW files use their largest embedded JPEG preview. Exit status 1 when any asset failed.
+
             Examples:
               shoebox thumbnails --sizes 256,1024 --mode fit --out thumbs
-              shoebox thumbnails 'mediaType == video' --sizes 512 --mode fill --format webp --out thumbs
-            Files are named out/ab/<cloudIdentifier>_<size>_<mode>_<version>_<source hash>.<ext>; a re-run skips
-            files that exist, and a changed asset gets new ones. --prune then removes the files of assets that
-            are gone or whose source changed (any size, mode or format); files not named this way are never
-            touched. RAW files use their largest embedded JPEG preview. Exit status 1 when any asset failed.
+              shoebox thumbnails 'mediaType == video' --sizes 512 --mode fill \\
+                  --format webp --out thumbs
+              shoebox thumbnails --asset-version original --out thumbs --prune
             """)
 
     @Argument(help: "A predicate (docs/predicates.md); all assets when absent.") var predicate: String?
@@ -31,7 +34,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(help: "fit (longest side = size) or fill (size x size, centre crop).") var mode: ThumbnailRequest.Mode = .fit
     @Option(help: "exact (upscale small sources) or fast (never upscale).") var resize: ThumbnailRequest.Resize = .exact
     @Option(help: "A normalized crop x,y,w,h in 0…1 (top-left origin, after orientation).") var crop: String?
-    @Option(help: "current, unadjusted or original.") var version: ThumbnailRequest.Version = .current
+    @Option(name: .customLong("asset-version"), help: "Which version of each asset: current (with edits), unadjusted or original.")
+    var version: ThumbnailRequest.Version = .current
     @Option(help: "jpeg, webp or heic.") var format: ThumbnailRequest.Format = .jpeg
     @Option(help: "Output directory.") var out: String
     @Option(help: "Assets rendered at once (at most the number of cores).") var jobs: Int?
