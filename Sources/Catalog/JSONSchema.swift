@@ -197,6 +197,8 @@ public struct JSONSchema: Sendable {
                     check(o[key]!, ps, "\(path).\(key)", &errors)
                 } else if s["additionalProperties"] == .bool(false) {
                     errors.append("\(path): unexpected property '\(key)'")
+                } else if case .object? = s["additionalProperties"], let extra = s["additionalProperties"] {
+                    check(o[key]!, extra, "\(path).\(key)", &errors)
                 }
             }
         }

@@ -365,7 +365,7 @@ enum SummaryText {
         return lines
     }
 
-    /// `--summary json`: every count of the text summary, keys documented in docs/ndjson-events.schema.json
+    /// `--summary json`: every count of the text summary, keys documented in docs/events.schema.json
     /// (the `summary` event).
     static func document(_ s: IngestSummary, catalog: String) -> [String: Any] {
         var doc: [String: Any] = [

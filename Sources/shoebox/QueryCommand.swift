@@ -15,7 +15,7 @@ struct QueryCommand: ParsableCommand {
 
             Examples:
               shoebox query --live --year 2024
-              shoebox query 'mediaSubtypes CONTAINS photoLive AND creationDate >= "2020-01-01"' \\
+              shoebox query 'mediaType == image AND creationDate >= "2020-01-01"' \\
                   --sort -creationDate --limit 20
               shoebox query --live --no-favorite --format csv \\
                   --fields localIdentifier,filename,creationDate

@@ -15,10 +15,15 @@ public enum Subprocess {
         public var stderr: String
     }
 
-    public static func run(_ executable: String, _ args: [String]) throws -> Run {
+    /// `currentDirectory` and `environment` (the whole environment) default to this process's.
+    public static func run(
+        _ executable: String, _ args: [String], currentDirectory: String? = nil, environment: [String: String]? = nil
+    ) throws -> Run {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
+        if let currentDirectory { p.currentDirectoryURL = URL(fileURLWithPath: currentDirectory, isDirectory: true) }
+        if let environment { p.environment = environment }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
