@@ -77,7 +77,37 @@ public enum RequestsManifest {
 
     static func line(_ v: [String: JSONValue]) -> String { JSONValue.object(v).serialized(keyOrder: keyOrder) }
 
+    /// `SOURCE_DATE_EPOCH` (seconds since 1970) when set, else now.
+    public static func defaultCreatedAt() -> Date {
+        if let e = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let secs = Double(e) { return Date(timeIntervalSince1970: secs) }
+        return Date()
+    }
+
     static func newPlaceholder(_ suffix: String) -> String { UUID().uuidString.uppercased() + "/L0/" + suffix }
+
+    /// The placeholder an exported object gets: a UUID derived from the catalog and the object's local
+    /// identifier (two FNV-1a 64-bit hashes, RFC 4122 variant, version 8), so the same catalog exports the
+    /// same manifest byte for byte, and distinct objects get distinct placeholders.
+    static func placeholder(for localIdentifier: String, catalogID: String, _ suffix: String) -> String {
+        func fnv(_ seed: UInt64) -> UInt64 {
+            var h = seed
+            for b in (catalogID + "\u{1F}" + localIdentifier).utf8 {
+                h ^= UInt64(b)
+                h = h &* 0x100_0000_01B3
+            }
+            return h
+        }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for (i, h) in [fnv(0xCBF2_9CE4_8422_2325), fnv(0x84222325_CBF29CE4)].enumerated() {
+            for k in 0..<8 { bytes[i * 8 + k] = UInt8(truncatingIfNeeded: h >> (56 - 8 * UInt64(k))) }
+        }
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { String($0, radix: 16, uppercase: true) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        let a = Array(hex)
+        let uuid = [a[0..<8], a[8..<12], a[12..<16], a[16..<20], a[20..<32]].map { String($0) }.joined(separator: "-")
+        return uuid + "/L0/" + suffix
+    }
 
     /// Why `path` is not a safe path relative to a root, or nil.
     public static func pathProblem(_ path: String) -> String? {
@@ -301,7 +331,10 @@ extension Catalog {
     /// included; or those matching `options`' predicate), its albums and its folders. Paths are relative to
     /// `root` (default: the assets' catalog root, which must then be the same for all). With a predicate,
     /// albums keep only members in the manifest, and albums and folders left empty are dropped.
-    public func creationRequests(matching options: FetchOptions? = nil, root: String? = nil, createdAt: Date = Date()) throws -> CreationRequests {
+    /// `createdAt` defaults to `SOURCE_DATE_EPOCH` when set (reproducible output, as build tools do), else now;
+    /// placeholders derive from the catalog and the objects, so the rest of the manifest is the same bytes
+    /// for the same catalog.
+    public func creationRequests(matching options: FetchOptions? = nil, root: String? = nil, createdAt: Date = RequestsManifest.defaultCreatedAt()) throws -> CreationRequests {
         var o = options ?? FetchOptions()
         o.includeHiddenAssets = true
         o.includeAllBurstAssets = true
@@ -322,9 +355,10 @@ extension Catalog {
         }
 
         var out = CreationRequests(lines: [], placeholders: [:])
+        let catalogID = try catalogID()
         out.lines.append(
             RequestsManifest.line([
-                "kind": .string("header"), "version": .int(RequestsManifest.version), "catalogID": .string(try catalogID()),
+                "kind": .string("header"), "version": .int(RequestsManifest.version), "catalogID": .string(catalogID),
                 "root": .string(base), "createdAt": .string(ISO8601DateFormatter().string(from: createdAt)),
             ]))
         var placeholderOf: [String: String] = [:]
@@ -348,7 +382,7 @@ extension Catalog {
                         "byteRange": r.byteRange.map { .object(["offset": .int(Int64($0.offset)), "length": .int(Int64($0.length))]) } ?? .null,
                     ]))
             }
-            let p = RequestsManifest.newPlaceholder("001")
+            let p = RequestsManifest.placeholder(for: s.localIdentifier, catalogID: catalogID, "001")
             placeholderOf[s.localIdentifier] = p
             out.placeholders[p] = s.localIdentifier
             let a = s.asset
@@ -395,7 +429,7 @@ extension Catalog {
         for f in folders where parentOf[f.localIdentifier].map({ folderByID[$0] == nil }) ?? true { visit(f) }
         for f in folders { visit(f) }  // anything left (a cycle would be a catalog bug): still before albums
         for f in ordered {
-            let p = RequestsManifest.newPlaceholder("010")
+            let p = RequestsManifest.placeholder(for: f.localIdentifier, catalogID: catalogID, "010")
             placeholderOf[f.localIdentifier] = p
             out.placeholders[p] = f.localIdentifier
         }
@@ -413,7 +447,7 @@ extension Catalog {
         }
         out.folderCount = ordered.count
         for a in albums {
-            let p = RequestsManifest.newPlaceholder("040")
+            let p = RequestsManifest.placeholder(for: a.0, catalogID: catalogID, "040")
             out.placeholders[p] = a.0
             out.lines.append(
                 RequestsManifest.line([
