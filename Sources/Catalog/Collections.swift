@@ -84,6 +84,8 @@ public struct StoredCollection: Sendable, Equatable {
     public var endDate: String?
     public var count: Int
     public var predicate: String?
+    /// A saved fetch (`query --save NAME`): a transient list, never an album.
+    public var isSavedFetch = false
 }
 
 extension Catalog {

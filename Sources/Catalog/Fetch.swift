@@ -311,6 +311,39 @@ extension Catalog {
         }
     }
 
+    /// The saved fetches (`query --save NAME`), by name, with their live counts.
+    public func savedFetches() throws(CatalogError) -> [StoredCollection] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.local_identifier, c.title, c.saved_token,
+                        (SELECT COUNT(*) FROM collection_membership m JOIN asset a ON a.id = m.asset_id
+                         WHERE m.collection_id = c.id AND a.trashed_at IS NULL) AS n
+                    FROM collection c WHERE c.transient = 1 ORDER BY c.title
+                    """
+            ).map {
+                var c = StoredCollection(
+                    localIdentifier: $0["local_identifier"], type: 1, subtype: 2, title: $0["title"] ?? "", count: $0["n"])
+                c.isSavedFetch = true
+                return c
+            }
+        }
+    }
+
+    /// Deletes a saved fetch; false when there is none by that name.
+    @discardableResult
+    public func deleteSavedFetch(named name: String) throws(CatalogError) -> Bool {
+        try write { db in
+            guard let cid = try Int64.fetchOne(db, sql: "SELECT id FROM collection WHERE transient = 1 AND title = ?", arguments: [name]) else {
+                return false
+            }
+            try db.execute(sql: "DELETE FROM collection_membership WHERE collection_id = ?", arguments: [cid])
+            try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [cid])
+            return true
+        }
+    }
+
     /// The row ids of a saved fetch, in order; nil when there is none by that name.
     public func savedFetch(named name: String) throws(CatalogError) -> [Int64]? {
         try read { db in

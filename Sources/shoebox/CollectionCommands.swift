@@ -13,21 +13,23 @@ struct CollectionsCommand: ParsableCommand {
               shoebox collections --type smartAlbum --format csv
             """)
 
-    enum Kind: String, ExpressibleByArgument { case moment, album, smartAlbum }
+    enum Kind: String, ExpressibleByArgument { case moment, album, smartAlbum, saved }
 
     @OptionGroup var catalogOption: CatalogOption
-    @Option(help: "Only one type: moment, album or smartAlbum.") var type: Kind?
+    @Option(help: "Only one type: moment, album, smartAlbum, or saved (the fetches saved with query --save).") var type: Kind?
     @Option(help: OutputFormat.help) var format: OutputFormat = .table
 
     func run() throws {
-        let t: AssetCollectionType? = type.map { k in
-            switch k {
-            case .moment: return .moment
-            case .album: return .album
-            case .smartAlbum: return .smartAlbum
-            }
+        let catalog = try catalogOption.open()
+        let t: AssetCollectionType?
+        switch type {
+        case .moment: t = .moment
+        case .album: t = .album
+        case .smartAlbum: t = .smartAlbum
+        case .saved: return try CollectionOutput.write(catalog.savedFetches(), format: format)
+        case nil: t = nil
         }
-        try CollectionOutput.write(try catalogOption.open().collections(type: t), format: format)
+        try CollectionOutput.write(try catalog.collections(type: t), format: format)
     }
 }
 
@@ -123,6 +125,8 @@ struct BurstsCommand: ParsableCommand {
 }
 
 enum CollectionOutput {
+    static func typeName(_ c: StoredCollection) -> String { c.isSavedFetch ? "saved" : typeName(c.type) }
+
     static func typeName(_ t: Int) -> String {
         switch t {
         case 1: return "album"
@@ -137,17 +141,17 @@ enum CollectionOutput {
         switch format {
         case .table:
             var table = Table([.init("type"), .init("count", .number), .init("dates"), .init("title"), .init("localIdentifier", .whole)])
-            for c in cs { table.append([typeName(c.type), String(c.count), dates(c), c.title, c.localIdentifier]) }
+            for c in cs { table.append([typeName(c), String(c.count), dates(c), c.title, c.localIdentifier]) }
             table.print()
         case .csv:
             print(Cell.csvLine(["type", "subtype", "count", "startDate", "endDate", "title", "localIdentifier"]))
             for c in cs {
-                print(Cell.csvLine([typeName(c.type), String(c.subtype), String(c.count), c.startDate ?? "", c.endDate ?? "", c.title, c.localIdentifier]))
+                print(Cell.csvLine([typeName(c), String(c.subtype), String(c.count), c.startDate ?? "", c.endDate ?? "", c.title, c.localIdentifier]))
             }
         case .json, .ndjson:
             let objs: [[String: Any]] = cs.map {
                 [
-                    "localIdentifier": $0.localIdentifier, "type": typeName($0.type), "subtype": $0.subtype, "title": $0.title,
+                    "localIdentifier": $0.localIdentifier, "type": typeName($0), "subtype": $0.subtype, "title": $0.title,
                     "startDate": $0.startDate ?? NSNull(), "endDate": $0.endDate ?? NSNull(), "count": $0.count,
                     "predicate": ($0.predicate?.components(separatedBy: "\u{1F}").first).map { $0 as Any } ?? NSNull(),
                 ]

@@ -34,7 +34,9 @@ struct QueryCommand: ParsableCommand {
     @Flag(help: "Include hidden assets.") var includeHidden = false
     @Flag(help: "Include every frame of a burst, not only its representative.") var allBursts = false
     @Flag(help: "Include assets in Recently Deleted.") var includeTrashed = false
-    @Option(help: "Save the result's identifiers as a named transient collection.") var save: String?
+    @Option(help: "Save the result's identifiers as a named transient collection (listed by 'collections --type saved').") var save: String?
+    @Flag(help: "With --save: replace a saved fetch of that name.") var replace = false
+    @Option(help: "Delete the saved fetch of this name.") var deleteSaved: String?
     @Option(help: "Fetch within a saved result.") var inSaved: String?
     @Option(help: "Print what changed in a saved fetch since it was saved (removed, inserted, changed, moved), PhotoKit-style.")
     var changes: String?
@@ -97,6 +99,10 @@ struct QueryCommand: ParsableCommand {
         } else if update {
             throw ValidationError("--update goes with --changes NAME.")
         }
+        if replace && save == nil { throw ValidationError("--replace goes with --save NAME.") }
+        if deleteSaved != nil && (predicate != nil || save != nil || !filterPredicates.isEmpty || count) {
+            throw ValidationError("--delete-saved NAME takes no predicate, filters, --count or --save.")
+        }
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more.") }
         _ = try FieldList.parse(fields, known: QueryOutput.fields, default: QueryOutput.defaultFields)
         for s in sort where SortDescriptor.columns[SortDescriptor(parsing: s).key] == nil {
@@ -108,6 +114,16 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         if let changes { return try runChanges(changes) }
+        if let deleteSaved {
+            let catalog = try catalogOption.open(.readWrite(create: false))
+            guard try catalog.deleteSavedFetch(named: deleteSaved) else {
+                let names = try catalog.savedFetches().map(\.title)
+                FileHandle.standardError.write(Data("error: no saved fetch named '\(deleteSaved)'.\(Suggestion.phrase(for: deleteSaved, in: names))\n".utf8))
+                throw ExitCode(2)
+            }
+            FileHandle.standardError.write(Data("deleted the saved fetch '\(deleteSaved)'\n".utf8))
+            return
+        }
         let catalog = try catalogOption.open(save == nil ? .readOnly : .readWrite(create: false))
         IncompleteRunNote.print(catalog)
         var options = FetchOptions()
@@ -152,6 +168,10 @@ struct QueryCommand: ParsableCommand {
             result = try catalog.restrict(result, to: keep)
         }
         if let save {
+            if !replace, try catalog.savedFetch(named: save) != nil {
+                FileHandle.standardError.write(Data("error: a saved fetch named '\(save)' exists: add --replace to overwrite it, or choose another name\n".utf8))
+                throw ExitCode(2)
+            }
             // Only a plain fetch can be re-run for change details; one narrowed to a saved result or an
             // album is saved as a list.
             if inSaved == nil && inAlbum == nil {

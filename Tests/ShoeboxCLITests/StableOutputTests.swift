@@ -195,6 +195,34 @@ import TestSupport
     }
 }
 
+extension StableOutputTests {
+    @Test func savedFetchesAreListedReplacedOnlyOnRequestAndDeleted() throws {
+        let (scratch, catalog, _) = try Self.ingested()
+        defer { withExtendedLifetime(scratch) {} }
+        let save = try Subprocess.run(Self.bin, ["query", "--live", "--save", "lives", "--count", "--catalog", catalog])
+        #expect(save.status == 0 && save.stdout == "5\n", "\(save.stderr)")
+        let again = try Subprocess.run(Self.bin, ["query", "--video", "--save", "lives", "--catalog", catalog])
+        #expect(again.status == 2 && again.stderr.hasPrefix("error: a saved fetch named 'lives' exists: add --replace"), "\(again.stderr)")
+        let replaced = try Subprocess.run(Self.bin, ["query", "--video", "--save", "lives", "--replace", "--count", "--catalog", catalog])
+        #expect(replaced.status == 0 && replaced.stdout == "4\n", "\(replaced.stderr)")
+        let listed = try Subprocess.run(Self.bin, ["collections", "--type", "saved", "--format", "csv", "--catalog", catalog])
+        #expect(Self.lines(listed.stdout).dropFirst().map { $0.split(separator: ",").prefix(3).joined(separator: ",") } == ["saved,2,4"], "\(listed.stdout)")
+        #expect(try Subprocess.run(Self.bin, ["query", "--delete-saved", "lives", "--catalog", catalog]).status == 0)
+        let gone = try Subprocess.run(Self.bin, ["query", "--delete-saved", "live", "--catalog", catalog])
+        #expect(gone.status == 2 && gone.stderr.hasPrefix("error: no saved fetch named 'live'"), "\(gone.stderr)")
+        #expect(Self.lines(try Subprocess.run(Self.bin, ["collections", "--type", "saved", "--format", "csv", "--catalog", catalog]).stdout).count == 1)
+    }
+
+    @Test func completionScriptsNameEverySubcommand() throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let r = try Subprocess.run(Self.bin, ["--generate-completion-script", shell])
+            #expect(r.status == 0)
+            for name in ["query", "ingest", "thumbnails", "bursts"] { #expect(r.stdout.contains(name), "\(shell) completion lacks \(name)") }
+            #expect(r.stdout.contains("asset-version"))
+        }
+    }
+}
+
 extension JSONValue {
     /// This schema fragment with the root's `$defs`, so its `$ref`s resolve on its own.
     func with(defs: JSONValue) -> JSONValue {
