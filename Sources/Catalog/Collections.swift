@@ -272,11 +272,38 @@ extension Catalog {
                     startDate: $0["start_date"], endDate: $0["end_date"], count: $0["n"], predicate: $0["predicate"])
             }
         }
+        // Moments span local times: their first and last asset's wall-clock date with its offset (the stored
+        // bounds are UTC instants), so a moment reads as the photos in it do.
+        let local = rows.contains { $0.type == AssetCollectionType.moment.rawValue } ? try momentLocalBounds() : [:]
         return try rows.map { c throws(CatalogError) in
-            guard let p = c.predicate else { return c }
             var c = c
+            if let b = local[c.localIdentifier] { (c.startDate, c.endDate) = b }
+            guard let p = c.predicate else { return c }
             c.count = try countAssets(smartAlbumOptions(subtype: c.subtype, predicate: p))
             return c
+        }
+    }
+
+    /// Each moment's first and last live asset by instant, as local dates (`2024-05-01T12:34:56+02:00`).
+    func momentLocalBounds() throws(CatalogError) -> [String: (String, String)] {
+        try read { db in
+            var out: [String: (String, String)] = [:]
+            var first: [String: String] = [:]
+            for agg in ["MIN", "MAX"] {
+                let sql = """
+                    SELECT c.local_identifier AS id, a.creation_date AS d, a.creation_offset AS o,
+                        \(agg)(julianday(a.creation_date) - coalesce(a.creation_offset, 0) / 86400.0) AS t
+                    FROM collection c JOIN collection_membership m ON m.collection_id = c.id JOIN asset a ON a.id = m.asset_id
+                    WHERE c.type = \(AssetCollectionType.moment.rawValue) AND a.trashed_at IS NULL AND a.creation_date IS NOT NULL
+                    GROUP BY c.id
+                    """
+                for r in try Row.fetchAll(db, sql: sql) {
+                    let id: String = r["id"]
+                    let text = AssetDate(local: r["d"], offsetSeconds: r["o"]).description
+                    if agg == "MIN" { first[id] = text } else if let f = first[id] { out[id] = (f, text) }
+                }
+            }
+            return out
         }
     }
 
