@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every example in `--help`, and the README's tour, run as written in a folder holding the bundled sample
 /// library as `Photos` (a usage mistake is exit 2; 0 and 1 are outcomes).
@@ -41,7 +41,9 @@ import TestSupport
     /// formatter: every line is an example or the continuation of one).
     static func examples(in help: String) -> (examples: [String], intact: Bool) {
         let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let start = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "Examples:" }) else { return ([], true) }
+        guard let start = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "Examples:" }) else {
+            return ([], true)
+        }
         var out: [String] = []
         var intact = true
         var continuing = false
@@ -69,7 +71,8 @@ import TestSupport
         #expect(ingest.status == 0 || ingest.status == 1, "\(ingest.stderr)")
         var ran = 0
         for name in names {
-            let help = try Subprocess.run(ProbeCommandTests.binary.path, ["help", name], environment: env.merging(["COLUMNS": "80"]) { $1 })
+            let help = try Subprocess.run(
+                ProbeCommandTests.binary.path, ["help", name], environment: env.merging(["COLUMNS": "80"]) { $1 })
             let (examples, intact) = Self.examples(in: help.stdout)
             #expect(!examples.isEmpty, "shoebox help \(name) has no examples")
             #expect(intact, "shoebox help \(name): an example is wrapped at 80 columns:\n\(help.stdout)")
@@ -79,7 +82,8 @@ import TestSupport
                 ran += 1
                 #expect(!r.signalled, "\(example) crashed")
                 #expect(r.status == 0 || r.status == 1, "\(example) → exit \(r.status): \(r.stderr.prefix(500))")
-                #expect(!r.stderr.contains("Unknown option") && !r.stderr.contains("Unexpected argument"), "\(example): \(r.stderr)")
+                #expect(
+                    !r.stderr.contains("Unknown option") && !r.stderr.contains("Unexpected argument"), "\(example): \(r.stderr)")
             }
         }
         #expect(ran >= 30)
@@ -97,7 +101,9 @@ import TestSupport
             Issue.record("the tour has no sh block")
             return
         }
-        let commands = rest[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init).filter { $0.hasPrefix("shoebox ") }
+        let commands = rest[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init).filter {
+            $0.hasPrefix("shoebox ")
+        }
         #expect(commands.count >= 6)
         let (scratch, env) = try Self.workspace()
         for c in commands {

@@ -1,7 +1,7 @@
 import Catalog
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 16 §1, 3, 7, 9, 10: outputs people and scripts rely on — the same bytes for the same input, JSON
 /// that matches the published schemas, every listing in every format, readable changes, a summary as JSON.
@@ -19,7 +19,8 @@ import TestSupport
         let library = Corpus.fixtures.appendingPathComponent("generated/library").path
         _ = try Subprocess.run("/bin/cp", ["-R", library, scratch.path("Photos")])
         let catalog = scratch.path("c.sqlite")
-        let r = try Subprocess.run(bin, ["ingest", scratch.path("Photos"), "--catalog", catalog, "--progress", "json", "--summary", "json"])
+        let r = try Subprocess.run(
+            bin, ["ingest", scratch.path("Photos"), "--catalog", catalog, "--progress", "json", "--summary", "json"])
         #expect(r.status == 1, "the sample holds three broken files: \(r.stderr)")
         return (scratch, catalog, r)
     }
@@ -31,13 +32,15 @@ import TestSupport
         defer { withExtendedLifetime(scratch) {} }
         let photos = scratch.path("Photos")
         let commands: [[String]] = [
-            ["probe", photos], ["probe", "--format", "ndjson", photos], ["inspect", photos], ["inspect", "--format", "ndjson", photos],
+            ["probe", photos], ["probe", "--format", "ndjson", photos], ["inspect", photos],
+            ["inspect", "--format", "ndjson", photos],
             ["query", "--format", "json", "--catalog", catalog], ["query", "--format", "ndjson", "--catalog", catalog],
             ["show", "iphone/IMG_0001.JPG", "--json", "--catalog", catalog], ["stats", "--json", "--catalog", catalog],
             ["changes", "--since", "sbx1.00000000.0", "--format", "json", "--catalog", catalog],
             ["errors", "--format", "json", "--catalog", catalog], ["collections", "--format", "json", "--catalog", catalog],
             ["moments", "--format", "ndjson", "--catalog", catalog], ["bursts", "--format", "json", "--catalog", catalog],
-            ["requests", "--catalog", catalog], ["show", "iphone/IMG_0001.JPG", "--facts", "--format", "json", "--catalog", catalog],
+            ["requests", "--catalog", catalog],
+            ["show", "iphone/IMG_0001.JPG", "--facts", "--format", "json", "--catalog", catalog],
         ]
         for c in commands {
             // SOURCE_DATE_EPOCH fixes the one time a manifest states (its header's createdAt).
@@ -66,7 +69,8 @@ import TestSupport
             guard v["orphan"] == nil else { continue }
             #expect(inspectAsset.validate(v).isEmpty, "\(inspectAsset.validate(v))")
         }
-        let show = try JSONValue.parse(try Subprocess.run(Self.bin, ["show", "iphone/IMG_0001.JPG", "--json", "--catalog", catalog]).stdout)
+        let show = try JSONValue.parse(
+            try Subprocess.run(Self.bin, ["show", "iphone/IMG_0001.JPG", "--json", "--catalog", catalog]).stdout)
         let showSchema = JSONSchema(assetSchema.root["$defs"]!["show"]!.with(defs: assetSchema.root["$defs"]!))
         #expect(showSchema.validate(show).isEmpty, "\(showSchema.validate(show))")
     }
@@ -88,7 +92,10 @@ import TestSupport
     @Test func ndjsonIsOneObjectALineEverywhere() throws {
         let (scratch, catalog, _) = try Self.ingested()
         defer { withExtendedLifetime(scratch) {} }
-        for c in [["show", "iphone/IMG_0001.JPG"], ["stats"], ["collections"], ["moments"], ["bursts"], ["errors"], ["skipped"], ["query"]] {
+        for c in [
+            ["show", "iphone/IMG_0001.JPG"], ["stats"], ["collections"], ["moments"], ["bursts"], ["errors"], ["skipped"],
+            ["query"],
+        ] {
             let r = try Subprocess.run(Self.bin, c + ["--format", "ndjson", "--catalog", catalog])
             #expect(r.status == 0, "\(c): \(r.stderr)")
             for l in Self.lines(r.stdout) {
@@ -103,8 +110,12 @@ import TestSupport
     @Test func everyListingPrintsCSVAndFieldsAreChecked() throws {
         let (scratch, catalog, _) = try Self.ingested()
         defer { withExtendedLifetime(scratch) {} }
-        let listings: [[String]] = [["query"], ["errors"], ["skipped"], ["collections"], ["moments"], ["bursts"], ["stats"], ["changes", "--since", "CURRENT"]]
-        let token = try Subprocess.run(Self.bin, ["changes", "--current-token", "--catalog", catalog]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let listings: [[String]] = [
+            ["query"], ["errors"], ["skipped"], ["collections"], ["moments"], ["bursts"], ["stats"],
+            ["changes", "--since", "CURRENT"],
+        ]
+        let token = try Subprocess.run(Self.bin, ["changes", "--current-token", "--catalog", catalog]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         for l in listings {
             let args = l.map { $0 == "CURRENT" ? token : $0 } + ["--format", "csv", "--catalog", catalog]
             let r = try Subprocess.run(Self.bin, args)
@@ -116,7 +127,8 @@ import TestSupport
         #expect(bad.status == 2)
         #expect(bad.stderr.hasPrefix("error: Unknown field 'localIdentifer'. Did you mean 'localIdentifier'?"), "\(bad.stderr)")
         // A table never cuts the identifier: the one printed works in show.
-        let table = try Subprocess.run(Self.bin, ["query", "--fields", "filename,localIdentifier", "--limit", "1", "--catalog", catalog])
+        let table = try Subprocess.run(
+            Self.bin, ["query", "--fields", "filename,localIdentifier", "--limit", "1", "--catalog", catalog])
         let id = Self.lines(table.stdout)[1].split(separator: " ").last.map(String.init) ?? ""
         #expect(id.hasSuffix("/L0/001"), "\(table.stdout)")
         #expect(try Subprocess.run(Self.bin, ["show", id, "--catalog", catalog]).status == 0)
@@ -142,12 +154,15 @@ import TestSupport
     @Test func changesNameWhatChangedAndTokensAreWhatSinceTakes() throws {
         let (scratch, catalog, _) = try Self.ingested()
         defer { withExtendedLifetime(scratch) {} }
-        let first = try Subprocess.run(Self.bin, ["changes", "--current-token", "--catalog", catalog]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let first = try Subprocess.run(Self.bin, ["changes", "--current-token", "--catalog", catalog]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let start = first.split(separator: ".").dropLast().joined(separator: ".") + ".0"
         let nd = try Subprocess.run(Self.bin, ["changes", "--since", start, "--format", "ndjson", "--catalog", catalog])
         #expect(nd.status == 0, "\(nd.stderr)")
         let records = try Self.lines(nd.stdout).map(JSONValue.parse)
-        let asset = records.first { $0["localIdentifier"]?.stringValue?.hasSuffix("/L0/001") == true && $0["objectType"]?.stringValue == "asset" }
+        let asset = records.first {
+            $0["localIdentifier"]?.stringValue?.hasSuffix("/L0/001") == true && $0["objectType"]?.stringValue == "asset"
+        }
         #expect(asset?["filename"]?.stringValue?.contains(".") == true, "\(String(describing: asset))")
         // A record's token is the string --since takes: from the last one, nothing is left.
         let lastToken = records.last?["token"]?.stringValue ?? ""
@@ -190,7 +205,9 @@ import TestSupport
         let after = Self.lines(try Subprocess.run(Self.bin, ["stats", "--format", "csv", "--catalog", catalog]).stdout)
         #expect(after.contains("total,undated,1"), "\(after)")
         #expect(after.contains("year,undated,1"), "\(after)")
-        let q = try Subprocess.run(Self.bin, ["query", "--fields", "filename,creationDate", "--catalog", catalog, "traits CONTAINS animated"]).stdout
+        let q = try Subprocess.run(
+            Self.bin, ["query", "--fields", "filename,creationDate", "--catalog", catalog, "traits CONTAINS animated"]
+        ).stdout
         #expect(q.contains("scan.png  ~"), "\(q)")
     }
 }
@@ -202,22 +219,33 @@ extension StableOutputTests {
         let save = try Subprocess.run(Self.bin, ["query", "--live", "--save", "lives", "--count", "--catalog", catalog])
         #expect(save.status == 0 && save.stdout == "5\n", "\(save.stderr)")
         let again = try Subprocess.run(Self.bin, ["query", "--video", "--save", "lives", "--catalog", catalog])
-        #expect(again.status == 2 && again.stderr.hasPrefix("error: a saved fetch named 'lives' exists: add --replace"), "\(again.stderr)")
-        let replaced = try Subprocess.run(Self.bin, ["query", "--video", "--save", "lives", "--replace", "--count", "--catalog", catalog])
+        #expect(
+            again.status == 2 && again.stderr.hasPrefix("error: a saved fetch named 'lives' exists: add --replace"),
+            "\(again.stderr)")
+        let replaced = try Subprocess.run(
+            Self.bin, ["query", "--video", "--save", "lives", "--replace", "--count", "--catalog", catalog])
         #expect(replaced.status == 0 && replaced.stdout == "4\n", "\(replaced.stderr)")
         let listed = try Subprocess.run(Self.bin, ["collections", "--type", "saved", "--format", "csv", "--catalog", catalog])
-        #expect(Self.lines(listed.stdout).dropFirst().map { $0.split(separator: ",").prefix(3).joined(separator: ",") } == ["saved,2,4"], "\(listed.stdout)")
+        #expect(
+            Self.lines(listed.stdout).dropFirst().map { $0.split(separator: ",").prefix(3).joined(separator: ",") } == [
+                "saved,2,4"
+            ], "\(listed.stdout)")
         #expect(try Subprocess.run(Self.bin, ["query", "--delete-saved", "lives", "--catalog", catalog]).status == 0)
         let gone = try Subprocess.run(Self.bin, ["query", "--delete-saved", "live", "--catalog", catalog])
         #expect(gone.status == 2 && gone.stderr.hasPrefix("error: no saved fetch named 'live'"), "\(gone.stderr)")
-        #expect(Self.lines(try Subprocess.run(Self.bin, ["collections", "--type", "saved", "--format", "csv", "--catalog", catalog]).stdout).count == 1)
+        #expect(
+            Self.lines(
+                try Subprocess.run(Self.bin, ["collections", "--type", "saved", "--format", "csv", "--catalog", catalog]).stdout
+            ).count == 1)
     }
 
     @Test func completionScriptsNameEverySubcommand() throws {
         for shell in ["bash", "zsh", "fish"] {
             let r = try Subprocess.run(Self.bin, ["--generate-completion-script", shell])
             #expect(r.status == 0)
-            for name in ["query", "ingest", "thumbnails", "bursts"] { #expect(r.stdout.contains(name), "\(shell) completion lacks \(name)") }
+            for name in ["query", "ingest", "thumbnails", "bursts"] {
+                #expect(r.stdout.contains(name), "\(shell) completion lacks \(name)")
+            }
             #expect(r.stdout.contains("asset-version"))
         }
     }

@@ -28,7 +28,9 @@ import Testing
             #expect(l.contains("…"), "the title is cut: \(l)")
         }
         // Columns line up by display width, wide characters included.
-        let starts = lines.map { l in DisplayWidth.of(String(l[..<(l.range(of: "6B3A40C2")?.lowerBound ?? l.range(of: "LOCALIDENTIFIER")!.lowerBound)])) }
+        let starts = lines.map { l in
+            DisplayWidth.of(String(l[..<(l.range(of: "6B3A40C2")?.lowerBound ?? l.range(of: "LOCALIDENTIFIER")!.lowerBound)]))
+        }
         #expect(Set(starts).count == 1, "\(lines)")
         #expect(lines[1].hasSuffix(" 7") && lines[2].hasSuffix("12"))
         // Without a terminal (a pipe), nothing is cut.
@@ -42,7 +44,8 @@ import Testing
         #expect(Cell.csv("a,\"b\"") == "\"a,\"\"b\"\"\"")
         #expect(Suggestion.closest(to: "querry", in: ["query", "show", "stats"]) == "query")
         #expect(Suggestion.closest(to: "zzzzzz", in: ["query", "show"]) == nil)
-        #expect(Arguments.expandingAliases(["query", "--json", "--", "--json"]) == ["query", "--format", "json", "--", "--json"])
+        #expect(
+            Arguments.expandingAliases(["query", "--json", "--", "--json"]) == ["query", "--format", "json", "--", "--json"])
         #expect(Arguments.expandingAliases(["thumbnails", "--json"]) == ["thumbnails", "--json"])
     }
 }

@@ -15,7 +15,8 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 enum JSONOutput {
     static func encoder(pretty: Bool) -> JSONEncoder {
         let e = JSONEncoder()
-        e.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
+        e.outputFormatting =
+            pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
         return e
     }
 
@@ -105,7 +106,8 @@ enum FieldList {
         let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if names.isEmpty { throw ValidationError("--fields needs at least one name. Fields: \(known.joined(separator: ", ")).") }
         for n in names where !known.contains(n) {
-            throw ValidationError("Unknown field '\(n)'.\(Suggestion.phrase(for: n, in: known)) Fields: \(known.joined(separator: ", ")).")
+            throw ValidationError(
+                "Unknown field '\(n)'.\(Suggestion.phrase(for: n, in: known)) Fields: \(known.joined(separator: ", ")).")
         }
         return names
     }
