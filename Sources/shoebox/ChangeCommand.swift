@@ -177,7 +177,7 @@ struct ChangeCommand: ParsableCommand {
         do {
             placeholders = try catalog.perform(set)
         } catch {
-            FileHandle.standardError.write(Data("shoebox change: \(error.message)\n".utf8))
+            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
             throw ExitCode(1)
         }
         if apply != nil {

@@ -56,7 +56,7 @@ struct RequestsCommand: ParsableCommand {
         do {
             requests = try catalog.creationRequests(matching: options, root: root)
         } catch let e as RequestsError {
-            FileHandle.standardError.write(Data("shoebox requests: \(e.message)\n".utf8))
+            FileHandle.standardError.write(Data("error: \(e.message)\n".utf8))
             throw ExitCode(1)
         }
         try CommandOutput.write(requests.text, to: out, allowStandardOutput: true)

@@ -233,7 +233,7 @@ import Testing
 
     @Test func errorDescriptionHasACaret() throws {
         let e = try #require(Self.failure("mediaType == imag"))
-        #expect(e.description.hasPrefix("error at column 14: unknown mediaType 'imag'"))
+        #expect(e.description.hasPrefix("error: at column 14: unknown mediaType 'imag'"))
         #expect(e.description.hasSuffix("\nmediaType == imag\n             ^"))
         // Columns count characters, not bytes.
         let u = try #require(Self.failure("filename == 'é' AND x == 1"))
@@ -241,7 +241,7 @@ import Testing
         #expect(u.lineAndColumn.column == 21)
         #expect(u.description.hasSuffix("\n" + String(repeating: " ", count: 20) + "^"))
         let m = try #require(Self.failure("isFavorite == YES\nAND nope == 1"))
-        #expect(m.description.hasPrefix("error at line 2, column 5: unknown key path 'nope'"))
+        #expect(m.description.hasPrefix("error: at line 2, column 5: unknown key path 'nope'"))
         #expect(m.description.hasSuffix("\nAND nope == 1\n    ^"))
     }
 

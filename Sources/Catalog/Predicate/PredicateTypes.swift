@@ -18,13 +18,14 @@ public struct PredicateError: Error, Sendable, Equatable, CustomStringConvertibl
         return (line, prefix.count + 1)
     }
 
-    /// `error at column N: message`, the source line and a caret under the offending spot.
+    /// `error: at column N: message` (the prefix every error line has), the source line and a caret under
+    /// the offending spot.
     public var description: String {
         let (line, prefix, text) = locate()
         let caret = String(prefix.map { $0 == "\t" ? "\t" : " " }) + "^"
         let multiLine = source.contains("\n")
         let at = multiLine ? "line \(line), column \(prefix.count + 1)" : "column \(prefix.count + 1)"
-        return "error at \(at): \(message)\n\(text)\n\(caret)"
+        return "error: at \(at): \(message)\n\(text)\n\(caret)"
     }
 
     /// The line number, the part of that line before `position`, and the whole line.
