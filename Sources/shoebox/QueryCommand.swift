@@ -204,11 +204,30 @@ extension QueryCommand {
             print("no incremental change details: \(reason)")
         case .incremental(let d):
             let lids = try catalog.localIdentifiers(rowIDs: d.before + d.after)
-            func lid(_ id: Int64) -> String { lids[id] ?? "(purged)" }
-            for i in d.removedIndexes { print("removed\t\(i)\t\(lid(d.before[i]))") }
-            for i in d.insertedIndexes { print("inserted\t\(i)\t\(lid(d.after[i]))") }
-            for i in d.changedIndexes { print("changed\t\(i)\t\(lid(d.after[i]))") }
-            for m in d.moves { print("moved\t\(m.from)->\(m.to)\t\(lid(d.after[m.to]))") }
+            let names = try catalog.displayNames(of: Array(lids.values))
+            struct Line: Encodable {
+                let change: String
+                let index: String
+                let localIdentifier: String
+                let filename: String?
+            }
+            func line(_ change: String, _ index: String, _ id: Int64) -> Line {
+                let l = lids[id]
+                return Line(change: change, index: index, localIdentifier: l ?? "(purged)", filename: l.flatMap { names[$0] })
+            }
+            let lines =
+                d.removedIndexes.map { line("removed", String($0), d.before[$0]) } + d.insertedIndexes.map { line("inserted", String($0), d.after[$0]) }
+                + d.changedIndexes.map { line("changed", String($0), d.after[$0]) } + d.moves.map { line("moved", "\($0.from)->\($0.to)", d.after[$0.to]) }
+            switch format {
+            case .json, .ndjson: try JSONOutput.printList(lines, format: format)
+            case .csv:
+                print(Cell.csvLine(["change", "index", "localIdentifier", "filename"]))
+                for l in lines { print(Cell.csvLine([l.change, l.index, l.localIdentifier, l.filename ?? ""])) }
+            case .table:
+                var table = Table([.init("change"), .init("index", .number), .init("name", .whole), .init("localIdentifier", .whole)])
+                for l in lines { table.append([l.change, l.index, l.filename ?? "-", l.localIdentifier]) }
+                if !lines.isEmpty { table.print() }
+            }
             FileHandle.standardError.write(Data(
                 "\(name): \(d.before.count) → \(d.after.count) assets; \(d.removedIndexes.count) removed, \(d.insertedIndexes.count) inserted, \(d.changedIndexes.count) changed, \(d.moves.count) moved\n".utf8))
         }
