@@ -9,6 +9,8 @@ public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible 
         /// Opening refused: not a Shoebox catalog (foreign SQLite, empty, not SQLite, a directory); made by
         /// a newer Shoebox; older than this one while opened read-only; read-only for a writing command.
         case notACatalog, newerSchema, olderSchema, readOnly
+        /// A name (an album title, a file name) that more than one object has; the message lists them.
+        case ambiguous
     }
 
     public var code: Code

@@ -199,7 +199,11 @@ struct ChangeContext {
 
     /// A user album (type album, not transient).
     func albumRow(_ ref: String?, _ what: String = "album") throws -> Row {
-        let lid = try resolve(ref, what)
+        var lid = try resolve(ref, what)
+        // A title names an album when exactly one has it (`Catalog.resolveAlbum`); identifiers go on as before.
+        if ref?.hasPrefix("$") == false, try Row.fetchOne(db, sql: "SELECT 1 FROM collection WHERE local_identifier = ?", arguments: [lid]) == nil {
+            lid = try Catalog.resolveAlbum(db, lid)
+        }
         guard let r = try Row.fetchOne(db, sql: "SELECT id, local_identifier, type, transient, list_id FROM collection WHERE local_identifier = ?", arguments: [lid])
         else { throw ChangeFailure("no album '\(lid)'") }
         guard (r["type"] as Int) == AssetCollectionType.album.rawValue, (r["transient"] as Bool) == false else {

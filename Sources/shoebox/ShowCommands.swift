@@ -10,14 +10,15 @@ struct ShowCommand: ParsableCommand {
         commandName: "show", abstract: "Print one asset whole: identifiers, resources, subtypes and traits with the reason for each.")
 
     @OptionGroup var catalogOption: CatalogOption
-    @Argument(help: "A localIdentifier, a cloudIdentifier, or a resource path relative to its root.") var identifier: String
+    @Argument(help: "A localIdentifier, a cloudIdentifier, a file's absolute path or path relative to its root, or a file name that only one asset has.")
+    var identifier: String
     @Option(help: "Output format: table or json.") var format: OutputFormat = .table
     @Flag(help: "Also print every stored fact of the asset's files with the tag or box it came from (no file is read).")
     var facts = false
 
     func run() throws {
         let catalog = try catalogOption.open()
-        guard let s = try catalog.findAsset(identifier) else {
+        guard let s = try usageOnNameError({ () throws(CatalogError) in try catalog.findAsset(identifier) }) else {
             FileHandle.standardError.write(Data("error: no asset matches '\(identifier)'\n".utf8))
             throw ExitCode(1)
         }
