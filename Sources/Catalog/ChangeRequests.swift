@@ -117,7 +117,10 @@ extension Catalog {
                 } catch let e as ChangeFailure {
                     throw CatalogError(.invalidChange, "change \(k) (\(c.op.rawValue)): \(e.reason); nothing was applied")
                 } catch let e as CatalogError {
-                    throw CatalogError(e.code == .sql ? .sql : .invalidChange, "change \(k) (\(c.op.rawValue)): \(e.message); nothing was applied")
+                    // A message with a list (the albums a title names) keeps the list last.
+                    let lines = e.message.split(separator: "\n", maxSplits: 1)
+                    let message = "change \(k) (\(c.op.rawValue)): \(lines[0]); nothing was applied" + (lines.count > 1 ? "\n" + lines[1] : "")
+                    throw CatalogError(e.code == .sql ? .sql : .invalidChange, message)
                 } catch {
                     throw CatalogError(.sql, "change \(k) (\(c.op.rawValue)): \(error); nothing was applied")
                 }

@@ -18,7 +18,12 @@ struct ShowCommand: ParsableCommand {
 
     func run() throws {
         let catalog = try catalogOption.open()
-        guard let s = try usageOnNameError({ () throws(CatalogError) in try catalog.findAsset(identifier) }) else {
+        var key = identifier
+        if !key.hasPrefix("/"), key.contains("/"), FileManager.default.fileExists(atPath: key) {
+            key = URL(fileURLWithPath: key).standardizedFileURL.path  // a path from here, as the shell completes it
+        }
+        let direct = try usageOnNameError { () throws(CatalogError) in try catalog.findAsset(identifier) }
+        guard let s = try direct ?? (key == identifier ? nil : usageOnNameError { () throws(CatalogError) in try catalog.findAsset(key) }) else {
             FileHandle.standardError.write(Data("error: no asset matches '\(identifier)'\n".utf8))
             throw ExitCode(1)
         }
