@@ -130,6 +130,21 @@ extension Catalog {
         }
     }
 
+    /// What `perform` would do, found by performing the set on a `ScratchCatalog` copy: the change records
+    /// it would add to the history, placeholders' made-up identifiers replaced by the placeholder names. A
+    /// failing set throws as `perform` does. This catalog is only read.
+    public func preview(_ changeSet: ChangeSet) throws(CatalogError) -> [ChangeRecord] {
+        let scratch = try ScratchCatalog(copying: self)
+        let before = try scratch.catalog.currentToken()
+        let placeholders = try scratch.catalog.perform(changeSet)
+        let names = Dictionary(placeholders.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        return try scratch.catalog.changes(since: before).map { r in
+            var r = r
+            r.localIdentifier = names[r.localIdentifier] ?? r.localIdentifier
+            return r
+        }
+    }
+
     /// Every catalog table that change requests touch, serialised row by row in a stable order (for tests:
     /// two equal dumps mean the same catalog state).
     public func dump() throws(CatalogError) -> String {

@@ -152,6 +152,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Flag(help: "Derive every folder again from its stored facts (automatic when the rules changed since the last run).")
     var rederive = false
 
+    @Flag(help: "Show what would be probed, inserted, updated and trashed, and write nothing (the ingest runs on a temporary copy of the catalog).")
+    var dryRun = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
         if let fileTimeout, !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
@@ -177,8 +180,10 @@ struct IngestCommand: AsyncParsableCommand {
         if given.isEmpty && (def?.roots ?? []).isEmpty && !FileManager.default.fileExists(atPath: catalogPath) {
             throw ValidationError("Give at least one folder to ingest, or --pipeline FILE (no catalog at \(catalogPath) with roots from a previous run).")
         }
-        let catalog = try CatalogOption.open(location, .readWrite(create: true))
-        let stored = try IngestScope.stored(in: catalog)
+        // A dry run only reads the catalog (and not at all when there is none).
+        let exists = FileManager.default.fileExists(atPath: catalogPath)
+        let catalog = dryRun ? exists ? try CatalogOption.open(location, .readOnly) : nil : try CatalogOption.open(location, .readWrite(create: true))
+        let stored = try catalog.flatMap { (c) throws(CatalogError) in try IngestScope.stored(in: c) }
         var scope: IngestScope
         if !given.isEmpty || (stored == nil && !(def?.roots ?? []).isEmpty) {
             scope = IngestScope(
@@ -249,6 +254,13 @@ struct IngestCommand: AsyncParsableCommand {
         options.rederive = rederive
         let stop = StopSignal.install()
         options.stopRequested = { stop.requested }
+        guard let catalog, !dryRun else {
+            let (summary, preview) = try await IngestPreview.run(options: options, catalog: catalog) { reporter.update($0) }
+            reporter.finish()
+            print(DryRunText.render(summary, preview, catalog: location.description))
+            if summary.outcomes.failed > 0 || (strict && summary.outcomes.damaged > 0) { throw ExitCode(1) }
+            return
+        }
         let summary = try await Ingestor(options: options, catalog: catalog).run { reporter.update($0) }
         try (stored?.merged(with: scope) ?? scope).store(in: catalog)
         reporter.finish()
@@ -368,6 +380,22 @@ enum SummaryText {
         if s.errors > 10 { lines.append("  … \(s.errors - 10) more: shoebox errors --catalog \(catalog)") }
         if s.outcomes.skippedTotal > 0 { lines.append("  skipped files: shoebox skipped --catalog \(catalog)") }
         lines.append("  change token: \(s.currentToken)")
+        return lines.joined(separator: "\n")
+    }
+}
+
+enum DryRunText {
+    /// `ingest --dry-run`: the counts, then every file to probe and every asset to insert, update, trash or delete.
+    static func render(_ s: IngestSummary, _ p: IngestPreview, catalog: String) -> String {
+        var lines = [
+            "dry run: nothing was written to \(catalog)",
+            "  would probe \(s.filesProbed) of \(s.filesSeen) files, insert \(p.insert.count) assets, update \(p.update.count), "
+                + "move \(p.trash.count) to Recently Deleted, delete \(p.delete.count)",
+            "  outcomes: \(s.outcomes.damaged) damaged (catalogued), \(s.outcomes.failed) failed (not catalogued), \(s.outcomes.skippedTotal) skipped as not media",
+        ]
+        for (verb, list) in [("probe", p.probe), ("insert", p.insert), ("update", p.update), ("trash", p.trash), ("delete", p.delete)] {
+            for path in list { lines.append("  \(verb) \(path)") }
+        }
         return lines.joined(separator: "\n")
     }
 }
