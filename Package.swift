@@ -100,14 +100,14 @@ let package = Package(
             dependencies: ["Catalog", "TestSupport"]),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "Catalog", "Derivatives", "TestSupport"],
+            dependencies: ["Pipeline", "Assemble", "Catalog", "Derivatives", "TestSupport"],
             exclude: ["FuzzRegressions"]),
         .testTarget(
             name: "DerivativesTests",
             dependencies: ["Derivatives", "CVips", "Catalog", "Pipeline", "PhotoModel", "TestSupport"]),
         .testTarget(
             name: "ShoeboxCLITests",
-            dependencies: ["shoebox", "Catalog", "MediaProbe", "TestSupport"]),
+            dependencies: ["shoebox", "Catalog", "MediaProbe", "Pipeline", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -534,3 +534,27 @@ public enum Assembler {
         }
     }
 }
+
+extension Assembler {
+    /// What the files of one asset share within a folder, from their names alone (lower-cased): the
+    /// original's base stem. `IMG_1234.HEIC`, `IMG_1234.MOV`, `IMG_1234_3.MOV`, `IMG_1234.AAE`,
+    /// `IMG_O1234.AAE`, `IMG_E1234.JPG`, `IMG_1234.HEIC.json`, `IMG_1234.xmp` and `IMG_1234.HEIC.xmp` all
+    /// give `img_1234`.
+    ///
+    /// Built from the stem rules assembly uses (`originalStem(ofEdit:)`, `originalAdjustmentStem`,
+    /// `baseStem`, Takeout sidecar names), so that the crawler keeps together what assembly may attach
+    /// (`--include '*.heic'` keeps the paired movie, edits and sidecars). Assembly itself pairs by content
+    /// identifier first; this key is the name-only superset.
+    public static func companionKey(ofFileName name: String) -> String {
+        var file = name
+        let lower = file.lowercased()
+        if lower.hasSuffix(".json"), let media = TakeoutReader.mediaNames(forSidecar: file).first {
+            file = media
+        } else if lower.hasSuffix(".xmp") {
+            file = String(file.dropLast(4))
+        }
+        var stem = Name(file).stem
+        stem = originalStem(ofEdit: stem) ?? originalAdjustmentStem(stem) ?? stem
+        return baseStem(stem).lowercased()
+    }
+}

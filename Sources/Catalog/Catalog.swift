@@ -9,6 +9,8 @@ public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible 
         /// Opening refused: not a Shoebox catalog (foreign SQLite, empty, not SQLite, a directory); made by
         /// a newer Shoebox; older than this one while opened read-only; read-only for a writing command.
         case notACatalog, newerSchema, olderSchema, readOnly
+        /// A name (an album title, a file name) that more than one object has; the message lists them.
+        case ambiguous
     }
 
     public var code: Code
@@ -548,4 +550,46 @@ public final class Catalog: Sendable {
         func part(_ a: Int, _ b: Int) -> String { String(s[s.index(s.startIndex, offsetBy: a)..<s.index(s.startIndex, offsetBy: b)]) }
         return "\(part(0, 8))-\(part(8, 12))-\(part(12, 16))-\(part(16, 20))-\(part(20, 32)):001"
     }
+}
+
+extension Catalog {
+    /// Copies the catalog, consistently (SQLite's backup API, whatever the WAL holds), into a new file at
+    /// `path` — for dry runs, which work on a copy and leave this catalog as it was.
+    public func copy(to path: String) throws(CatalogError) {
+        do {
+            let target = try DatabaseQueue(path: path)
+            try pool.backup(to: target)
+            try target.close()
+        } catch {
+            throw CatalogError(.sql, "cannot copy catalog \(self.path) to \(path): \(error)")
+        }
+    }
+}
+
+/// A temporary copy of a catalog (or a new empty one) in a private temporary folder, removed with this
+/// object: dry runs write there and leave the catalog itself as it was.
+public final class ScratchCatalog: Sendable {
+    public let catalog: Catalog
+    /// The private folder the copy lives in.
+    public let directory: String
+
+    /// Copies `original` (nil: starts empty).
+    public init(copying original: Catalog?) throws(CatalogError) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-dry-run-\(UUID().uuidString)").path
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CatalogError(.open, "cannot make a folder for a dry run's copy of the catalog: \(error.localizedDescription)")
+        }
+        directory = dir
+        do {
+            if let original { try original.copy(to: dir + "/catalog.sqlite") }
+            catalog = try Catalog(path: dir + "/catalog.sqlite", mode: .readWrite(create: true))
+        } catch {
+            try? FileManager.default.removeItem(atPath: dir)
+            throw error
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 }

@@ -117,13 +117,31 @@ extension Catalog {
                 } catch let e as ChangeFailure {
                     throw CatalogError(.invalidChange, "change \(k) (\(c.op.rawValue)): \(e.reason); nothing was applied")
                 } catch let e as CatalogError {
-                    throw CatalogError(e.code == .sql ? .sql : .invalidChange, "change \(k) (\(c.op.rawValue)): \(e.message); nothing was applied")
+                    // A message with a list (the albums a title names) keeps the list last.
+                    let lines = e.message.split(separator: "\n", maxSplits: 1)
+                    let message = "change \(k) (\(c.op.rawValue)): \(lines[0]); nothing was applied" + (lines.count > 1 ? "\n" + lines[1] : "")
+                    throw CatalogError(e.code == .sql ? .sql : .invalidChange, message)
                 } catch {
                     throw CatalogError(.sql, "change \(k) (\(c.op.rawValue)): \(error); nothing was applied")
                 }
             }
             try ctx.flushHistory()
             return ctx.placeholders
+        }
+    }
+
+    /// What `perform` would do, found by performing the set on a `ScratchCatalog` copy: the change records
+    /// it would add to the history, placeholders' made-up identifiers replaced by the placeholder names. A
+    /// failing set throws as `perform` does. This catalog is only read.
+    public func preview(_ changeSet: ChangeSet) throws(CatalogError) -> [ChangeRecord] {
+        let scratch = try ScratchCatalog(copying: self)
+        let before = try scratch.catalog.currentToken()
+        let placeholders = try scratch.catalog.perform(changeSet)
+        let names = Dictionary(placeholders.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        return try scratch.catalog.changes(since: before).map { r in
+            var r = r
+            r.localIdentifier = names[r.localIdentifier] ?? r.localIdentifier
+            return r
         }
     }
 
@@ -199,7 +217,11 @@ struct ChangeContext {
 
     /// A user album (type album, not transient).
     func albumRow(_ ref: String?, _ what: String = "album") throws -> Row {
-        let lid = try resolve(ref, what)
+        var lid = try resolve(ref, what)
+        // A title names an album when exactly one has it (`Catalog.resolveAlbum`); identifiers go on as before.
+        if ref?.hasPrefix("$") == false, try Row.fetchOne(db, sql: "SELECT 1 FROM collection WHERE local_identifier = ?", arguments: [lid]) == nil {
+            lid = try Catalog.resolveAlbum(db, lid)
+        }
         guard let r = try Row.fetchOne(db, sql: "SELECT id, local_identifier, type, transient, list_id FROM collection WHERE local_identifier = ?", arguments: [lid])
         else { throw ChangeFailure("no album '\(lid)'") }
         guard (r["type"] as Int) == AssetCollectionType.album.rawValue, (r["transient"] as Bool) == false else {

@@ -273,8 +273,44 @@ extension Catalog {
                     SELECT a.* FROM asset a WHERE a.cloud_identifier = ? OR a.primary_path = ?
                         OR a.id IN (SELECT asset_id FROM resource WHERE path = ?) ORDER BY a.trashed_at IS NOT NULL LIMIT 1
                     """, arguments: [key, key, key])
-            return try row.map { try Self.storedAsset(db, $0) }
+            if let row { return try Self.storedAsset(db, row) }
+            // An absolute path: a root it lies in, then the path below it.
+            if key.hasPrefix("/") {
+                for root in try String.fetchAll(db, sql: "SELECT DISTINCT root FROM asset") where key.hasPrefix(root == "/" ? "/" : root + "/") {
+                    let rel = String(key.dropFirst(root == "/" ? 1 : root.count + 1))
+                    if let r = try Row.fetchOne(
+                        db,
+                        sql: """
+                            SELECT a.* FROM asset a WHERE a.root = ? AND (a.primary_path = ? OR a.id IN (SELECT asset_id FROM resource WHERE path = ?))
+                            ORDER BY a.trashed_at IS NOT NULL LIMIT 1
+                            """, arguments: [root, rel, rel])
+                    {
+                        return try Self.storedAsset(db, r)
+                    }
+                }
+                return nil
+            }
+            // A file name alone: when exactly one asset has a file of that name.
+            guard !key.contains("/") else { return nil }
+            let hits = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT a.id, a.local_identifier, a.root, r.path FROM resource r JOIN asset a ON a.id = r.asset_id
+                    WHERE r.path = ? OR r.path LIKE ? ESCAPE '\\' ORDER BY a.local_identifier, r.path
+                    """, arguments: [key, "%/" + Self.escapeLike(key)])
+            let ids = Set(hits.map { $0["id"] as Int64 })
+            if ids.count > 1 {
+                var lines = ["\(ids.count) assets have a file named '\(key)'; give one's identifier or path:"]
+                for h in hits { lines.append("  \(h["local_identifier"] as String)  \(h["root"] as String)/\(h["path"] as String)") }
+                throw CatalogError(.ambiguous, lines.joined(separator: "\n"))
+            }
+            guard let id = ids.first, let r = try Row.fetchOne(db, sql: "SELECT * FROM asset WHERE id = ?", arguments: [id]) else { return nil }
+            return try Self.storedAsset(db, r)
         }
+    }
+
+    static func escapeLike(_ s: String) -> String {
+        s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
     }
 
     /// Titles (and identifiers) of the collections an asset belongs to.
@@ -351,6 +387,60 @@ extension Catalog {
                 return nil
             }
             return try Int64.fetchAll(db, sql: "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position", arguments: [cid])
+        }
+    }
+
+    /// The local identifier of the album given by `ref`: its local identifier, or a title that exactly one
+    /// album has. Several albums with the title: `.ambiguous`, the message listing each (identifier,
+    /// folder path, count); none: `.notFound`.
+    public func resolveAlbum(_ ref: String) throws(CatalogError) -> String {
+        try read { db in try Self.resolveAlbum(db, ref) }
+    }
+
+    static func resolveAlbum(_ db: Database, _ ref: String) throws -> String {
+        let albums = "type = \(AssetCollectionType.album.rawValue) AND transient = 0"
+        if try Bool.fetchOne(db, sql: "SELECT 1 FROM collection WHERE local_identifier = ? AND \(albums)", arguments: [ref]) == true { return ref }
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT c.local_identifier, c.list_id, (SELECT count(*) FROM collection_membership m WHERE m.collection_id = c.id) AS n
+                FROM collection c WHERE c.title = ? AND \(albums) ORDER BY c.local_identifier
+                """, arguments: [ref])
+        if rows.count == 1 { return rows[0]["local_identifier"] }
+        guard !rows.isEmpty else {
+            let unknown = try Bool.fetchOne(db, sql: "SELECT 1 FROM collection WHERE local_identifier = ?", arguments: [ref]) == true
+            throw CatalogError(.notFound, unknown ? "'\(ref)' is not an album (smart albums, moments and saved fetches are not)" : "no album titled or identified '\(ref)' ('shoebox collections' lists them)")
+        }
+        var lines = ["\(rows.count) albums are titled '\(ref)'; give one's identifier:"]
+        for r in rows {
+            let n: Int = r["n"]
+            let folder = try (r["list_id"] as Int64?).flatMap { try folderPath(db, $0) }
+            lines.append("  \(r["local_identifier"] as String)  \(n) asset\(n == 1 ? "" : "s")\(folder.map { " in folder \($0)" } ?? "")")
+        }
+        throw CatalogError(.ambiguous, lines.joined(separator: "\n"))
+    }
+
+    /// `Parent/Child` titles of a folder (collection list) and its ancestors.
+    static func folderPath(_ db: Database, _ id: Int64) throws -> String? {
+        var titles: [String] = []
+        var next: Int64? = id
+        while let cur = next, titles.count < 64, let r = try Row.fetchOne(db, sql: "SELECT title, parent_id FROM collection_list WHERE id = ?", arguments: [cur]) {
+            titles.insert((r["title"] as String?) ?? "untitled", at: 0)
+            next = r["parent_id"]
+        }
+        return titles.isEmpty ? nil : titles.joined(separator: "/")
+    }
+
+    /// Members of the album given by a local identifier or a unique title (`resolveAlbum`), in album order.
+    public func albumMembers(of ref: String) throws(CatalogError) -> [Int64] {
+        let lid = try resolveAlbum(ref)
+        return try read { db in
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT m.asset_id FROM collection_membership m JOIN collection c ON c.id = m.collection_id
+                    WHERE c.local_identifier = ? ORDER BY m.position
+                    """, arguments: [lid])
         }
     }
 

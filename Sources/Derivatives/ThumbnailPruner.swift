@@ -31,7 +31,8 @@ public struct ThumbnailPruner: Sendable {
             keys: Set(assets.map { ThumbnailKey(cloudIdentifier: $0.cloudIdentifier, sourceHash: $0.contentHash) }))
     }
 
-    public func run() -> Summary {
+    /// With `dryRun`, nothing is deleted: `removed` lists what would be.
+    public func run(dryRun: Bool = false) -> Summary {
         var s = Summary()
         let fm = FileManager.default
         guard let shards = try? fm.contentsOfDirectory(atPath: outputDirectory.path) else { return s }
@@ -48,7 +49,7 @@ public struct ThumbnailPruner: Sendable {
                     let path = dir.appendingPathComponent(name).path
                     var st = stat()
                     guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, time(nil) - st.st_mtim.tv_sec > 3600 else { continue }
-                    if unlink(path) == 0 { s.removed.append(path) }
+                    if dryRun || unlink(path) == 0 { s.removed.append(path) }
                     continue
                 }
                 guard let key = ThumbnailKey(fileName: name), key.shard == shard else { continue }
@@ -57,7 +58,7 @@ public struct ThumbnailPruner: Sendable {
                 guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
                 if keys.contains(key) {
                     s.kept += 1
-                } else if unlink(path) == 0 {
+                } else if dryRun || unlink(path) == 0 {
                     s.removed.append(path)
                 } else {
                     s.errors.append(.init(path: path, stage: "prune", reason: String(cString: strerror(errno))))

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import Assemble
 
 /// One path found by the crawl, or a path the crawl could not enter.
 public struct CrawlEntry: Sendable, Equatable {
@@ -27,8 +28,11 @@ public struct CrawlEntry: Sendable, Equatable {
 /// 2. names in `junkDirectories` are skipped;
 /// 3. with `followSymlinks == false`, symbolic links are skipped (neither visited nor entered);
 /// 4. a path matching any `exclude` pattern is skipped — a directory is then not entered at all;
-/// 5. a *file* is visited only if `include` is empty or it matches some `include` pattern (directories
-///    are always entered, so `include: ["*.jpg"]` finds JPEGs at any depth).
+/// 5. a *file* is visited only if `include` is empty, or it matches some `include` pattern, or it is a
+///    *companion* of a file in the same folder that does: same `Assembler.companionKey` (the paired
+///    `.MOV`, `.AAE`, `IMG_E…` renders, XMP and Takeout JSON sidecars), so `*.heic` keeps whole assets.
+///    Directories are always entered, so `include: ["*.jpg"]` finds JPEGs at any depth. An exclude
+///    pattern drops only what it matches: `--include '*.heic' --exclude '*.mov'` keeps stills only.
 /// Patterns are matched against the path relative to its root (see `GlobPattern`).
 public struct Crawler: Sendable {
     public var includeHidden = false
@@ -47,7 +51,7 @@ public struct Crawler: Sendable {
     public func walk(_ roots: [String], visit: (CrawlEntry) throws -> Void) rethrows {
         var seen = Set<DirID>()
         for root in roots {
-            try walk(path: root, relative: "", seen: &seen, depth: 0, visit: visit)
+            try walk(path: root, relative: "", companions: [], seen: &seen, depth: 0, visit: visit)
         }
     }
 
@@ -64,6 +68,26 @@ public struct Crawler: Sendable {
         if exclude.contains(where: { $0.matches(relativePath, isDirectory: isDirectory) }) { return false }
         if isDirectory || include.isEmpty { return true }
         return include.contains(where: { $0.matches(relativePath, isDirectory: false) })
+    }
+
+    /// The companion keys of the files in one folder that `include` matches (and `exclude` does not);
+    /// empty when there are no include patterns. `names`: the folder's entries; `relativeDir`: its path
+    /// relative to its root ("" for the root).
+    public func companionKeys(inFolder relativeDir: String, names: [String]) -> Set<String> {
+        guard !include.isEmpty else { return [] }
+        var keys = Set<String>()
+        for name in names where accepts(relativeDir.isEmpty ? name : relativeDir + "/" + name, isDirectory: false) {
+            keys.insert(Assembler.companionKey(ofFileName: name))
+        }
+        return keys
+    }
+
+    /// `accepts(_:isDirectory:)`, or a file not excluded whose companion key is in `companionKeys`.
+    public func accepts(_ relativePath: String, isDirectory: Bool, companionKeys: Set<String>) -> Bool {
+        if accepts(relativePath, isDirectory: isDirectory) { return true }
+        guard !isDirectory, !companionKeys.isEmpty, !exclude.contains(where: { $0.matches(relativePath, isDirectory: false) }) else { return false }
+        let name = relativePath.lastIndex(of: "/").map { String(relativePath[relativePath.index(after: $0)...]) } ?? relativePath
+        return companionKeys.contains(Assembler.companionKey(ofFileName: name))
     }
 
     /// The sorted names in a directory, without `.`/`..`, hidden entries (unless asked) and NAS junk;
@@ -84,7 +108,9 @@ public struct Crawler: Sendable {
         return names.sorted()
     }
 
-    private func walk(path: String, relative: String, seen: inout Set<DirID>, depth: Int, visit: (CrawlEntry) throws -> Void) rethrows {
+    private func walk(
+        path: String, relative: String, companions: Set<String>, seen: inout Set<DirID>, depth: Int, visit: (CrawlEntry) throws -> Void
+    ) rethrows {
         let isRoot = relative.isEmpty
         var st = stat()
         if !isRoot && !followSymlinks {
@@ -103,7 +129,7 @@ public struct Crawler: Sendable {
             return
         }
         let isDirectory = (st.st_mode & S_IFMT) == S_IFDIR
-        if !isRoot && !accepts(relative, isDirectory: isDirectory) { return }
+        if !isRoot && !accepts(relative, isDirectory: isDirectory, companionKeys: companions) { return }
         guard isDirectory else {
             try visit(CrawlEntry(path: path))
             return
@@ -120,9 +146,10 @@ public struct Crawler: Sendable {
             return
         }
         let base = path.hasSuffix("/") ? path : path + "/"
+        let keys = companionKeys(inFolder: relative, names: names)
         for name in names {
             let rel = relative.isEmpty ? name : relative + "/" + name
-            try walk(path: base + name, relative: rel, seen: &seen, depth: depth + 1, visit: visit)
+            try walk(path: base + name, relative: rel, companions: keys, seen: &seen, depth: depth + 1, visit: visit)
         }
     }
 }

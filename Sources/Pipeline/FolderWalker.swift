@@ -72,6 +72,7 @@ public struct FolderWalker {
             var files: [FolderBatch.File] = []
             var subdirs: [(String, String)] = []
             let siblings = Set(names)
+            let companions = crawler.companionKeys(inFolder: relDir, names: names)
             for name in names {
                 let path = dir == "/" ? "/" + name : dir + "/" + name
                 let rel = relDir.isEmpty ? name : relDir + "/" + name
@@ -81,8 +82,8 @@ public struct FolderWalker {
                     if lstat(path, &l) == 0, (l.st_mode & S_IFMT) == S_IFLNK { continue }
                 }
                 if stat(path, &s) != 0 {
-                    guard crawler.accepts(rel, isDirectory: false) else { continue }
                     let e = errno
+                    guard crawler.accepts(rel, isDirectory: false, companionKeys: companions) else { continue }
                     files.append(FolderBatch.File(path: path, fingerprint: nil, error: e == ELOOP ? "symbolic link loop" : "cannot stat: \(String(cString: strerror(e)))"))
                 } else if (s.st_mode & S_IFMT) == S_IFDIR {
                     guard crawler.accepts(rel, isDirectory: true) else { continue }
@@ -91,7 +92,7 @@ public struct FolderWalker {
                         continue
                     }
                     subdirs.append((path, rel))
-                } else if crawler.accepts(rel, isDirectory: false) {
+                } else if crawler.accepts(rel, isDirectory: false, companionKeys: companions) {
                     if let why = own.reason(dir: dir, name: name, siblings: siblings, isDirectory: false) {
                         ownExcluded.append((path, why))
                         continue

@@ -17,8 +17,9 @@
 /// - A trailing `/` restricts the pattern to directories: `cache/` matches a folder named `cache`.
 /// - `**` matches zero components too, so `**/@eaDir/**` matches the folder `a/@eaDir` itself — which
 ///   is what lets the crawler skip that folder without entering it.
-/// - Matching is case-sensitive. Prefix the pattern with `(?i)` (or pass `caseInsensitive: true`)
-///   to ignore case: `(?i)*.jpg` matches `IMG_1.JPG`.
+/// - Matching is case-sensitive, except for a literal file extension that ends the pattern: `*.heic`
+///   matches `IMG_1.HEIC` and `IMG_1.heic` (but `img_1.heic` does not match `IMG_1.heic`). Prefix the
+///   pattern with `(?i)` (or pass `caseInsensitive: true`) to ignore case everywhere: `(?i)IMG_*`.
 /// - Characters are compared as Swift `Character`s, so NFC and NFD spellings of a name match.
 public struct GlobPattern: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The pattern as written (including any `(?i)` prefix).
@@ -30,6 +31,9 @@ public struct GlobPattern: Sendable, Equatable, Hashable, CustomStringConvertibl
     public let directoryOnly: Bool
 
     private let components: [Component]
+    /// Characters of the literal extension that ends the pattern (`heic` in `*.heic`, folded to lower
+    /// case); 0 when there is none. The same many last characters of a name are folded before matching.
+    private let extensionLength: Int
 
     public var description: String { pattern }
 
@@ -95,6 +99,16 @@ public struct GlobPattern: Sendable, Equatable, Hashable, CustomStringConvertibl
             i += 1
         }
         try finish(chars.count)
+        var extLength = 0
+        if !ci, case .tokens(let tokens)? = comps.last {
+            // `….ext`: letters and digits after a literal '.', at the end.
+            let tail = tokens.reversed().prefix { if case .literal(let c) = $0 { c.count == 1 && (c.first!.isLetter || c.first!.isNumber) } else { false } }
+            if !tail.isEmpty, tail.count < tokens.count, case .literal(".") = tokens[tokens.count - tail.count - 1] {
+                extLength = tail.count
+                comps[comps.count - 1] = .tokens(tokens.prefix(tokens.count - extLength) + tail.reversed().map { if case .literal(let c) = $0 { .literal(c.lowercased()) } else { $0 } })
+            }
+        }
+        self.extensionLength = extLength
         self.isAnchored = anchored
         self.components = anchored ? comps : [.doubleStar] + comps
     }
@@ -228,7 +242,11 @@ public struct GlobPattern: Sendable, Equatable, Hashable, CustomStringConvertibl
                 p = p.dropFirst()
             }
         case .tokens(let tokens):
-            guard let name = path.first else { return false }
+            guard var name = path.first else { return false }
+            if extensionLength > 0, pattern.count == 1, name.count > extensionLength {
+                let k = name.count - extensionLength
+                name = Array(name[..<k]) + Array(String(name[k...]).lowercased())
+            }
             return Self.matchName(tokens, name, ci: caseInsensitive) && match(pattern.dropFirst(), path.dropFirst())
         }
     }

@@ -26,7 +26,8 @@ public struct PipelineDefinition: Sendable, Equatable {
     /// Parallel workers, 1…256. `nil`: one per core.
     public var concurrency: Int?
     public var stages: Stages
-    /// Days of run history to keep in the catalog, 0…36500. `nil`: keep all history.
+    /// Days of run history to keep in the catalog, 0…36500. `nil` (YAML `null`): keep all history.
+    /// Absent: `defaultHistoryRetentionDays`, the command line's default too.
     public var historyRetentionDays: Int?
     /// Remove catalog entries whose files are gone from the roots.
     public var prune: Bool
@@ -37,7 +38,7 @@ public struct PipelineDefinition: Sendable, Equatable {
     public init(
         roots: [String], catalog: String? = nil, include: [String] = [], exclude: [String] = [],
         includeHidden: Bool = false, followSymlinks: Bool = true, concurrency: Int? = nil,
-        stages: Stages = Stages(), historyRetentionDays: Int? = nil, prune: Bool = false
+        stages: Stages = Stages(), historyRetentionDays: Int? = PipelineDefinition.defaultHistoryRetentionDays, prune: Bool = false
     ) {
         self.roots = roots
         self.catalog = catalog
@@ -134,6 +135,8 @@ public struct PipelineDefinition: Sendable, Equatable {
     public static let concurrencyRange = 1...256
     public static let fileTimeoutRange = 0...86400
     public static let historyRetentionRange = 0...36500
+    /// Days of change history kept when neither the command line nor a definition says otherwise.
+    public static let defaultHistoryRetentionDays = 30
     public static let thumbnailSizeRange = 16...8192
 
     // MARK: Using a definition
@@ -141,18 +144,15 @@ public struct PipelineDefinition: Sendable, Equatable {
     /// A crawler configured from `include`, `exclude`, `includeHidden` and `followSymlinks`.
     /// Patterns are validated when a definition is parsed; this throws only for hand-built definitions.
     public func makeCrawler() throws(GlobPattern.SyntaxError) -> Crawler {
-        var crawler = Crawler(includeHidden: includeHidden)
-        crawler.followSymlinks = followSymlinks
-        crawler.include = try include.map { (p) throws(GlobPattern.SyntaxError) in try GlobPattern(p) }
-        crawler.exclude = try exclude.map { (p) throws(GlobPattern.SyntaxError) in try GlobPattern(p) }
-        return crawler
+        try IngestScope(roots: roots, include: include, exclude: exclude, includeHidden: includeHidden, followSymlinks: followSymlinks).makeCrawler()
     }
 
     // MARK: Loading
 
     /// Reads and parses the pipeline definition at `path`. Relative paths inside it are resolved
     /// against the file's folder (made absolute with the current directory). Errors name `path` as given.
-    public static func load(path: String) throws(PipelineDefinitionError) -> PipelineDefinition {
+    /// With `requireRoots: false` (the config file), `roots` may be absent.
+    public static func load(path: String, requireRoots: Bool = true) throws(PipelineDefinitionError) -> PipelineDefinition {
         let bytes = try readLimited(path)
         let text: String
         switch validateUTF8(bytes) {
@@ -170,12 +170,14 @@ public struct PipelineDefinition: Sendable, Equatable {
             dir = "."
         }
         if !dir.hasPrefix("/") { dir = currentDirectory() + "/" + dir }
-        return try parse(text, baseDirectory: normalize(dir), file: path)
+        return try parse(text, baseDirectory: normalize(dir), file: path, requireRoots: requireRoots)
     }
 
     /// Parses YAML `text`. Relative paths are resolved against `baseDirectory` (used as given);
     /// `file` is only used in error messages.
-    public static func parse(_ text: String, baseDirectory: String, file: String = "<pipeline>") throws(PipelineDefinitionError) -> PipelineDefinition {
+    public static func parse(
+        _ text: String, baseDirectory: String, file: String = "<pipeline>", requireRoots: Bool = true
+    ) throws(PipelineDefinitionError) -> PipelineDefinition {
         let doc = Document(file: file, text: text)
         guard text.utf8.count <= maximumDocumentBytes else {
             throw doc.error(.tooLarge, nil as Pos?, "the pipeline definition is \(text.utf8.count) bytes; at most \(maximumDocumentBytes) (1 MiB) are accepted")
@@ -184,6 +186,7 @@ public struct PipelineDefinition: Sendable, Equatable {
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {
+                if !requireRoots { return PipelineDefinition(roots: []) }
                 throw doc.error(.missingKey, Pos(line: 1, column: 1), "the pipeline definition is empty; it needs at least 'roots'")
             }
             root = node
@@ -195,7 +198,7 @@ public struct PipelineDefinition: Sendable, Equatable {
             throw doc.error(.syntax, Pos(line: 1, column: 1) as Pos?, "cannot read YAML: \(error)")
         }
         try doc.countNodes(root)
-        return try doc.definition(from: root, baseDirectory: baseDirectory)
+        return try doc.definition(from: root, baseDirectory: baseDirectory, requireRoots: requireRoots)
     }
 
     // MARK: Paths
@@ -622,7 +625,7 @@ private struct Document {
     ]
     static let thumbnailKeys = ["enabled", "sizes", "mode", "format", "out", "prune"]
 
-    func definition(from root: Node, baseDirectory base: String) throws(PipelineDefinitionError) -> PipelineDefinition {
+    func definition(from root: Node, baseDirectory base: String, requireRoots: Bool = true) throws(PipelineDefinitionError) -> PipelineDefinition {
         let pairs = try mapping(root, "the pipeline definition")
         var def = PipelineDefinition(roots: [])
         var sawRoots = false
@@ -661,7 +664,7 @@ private struct Document {
                 throw unknownKey(keyNode, key, in: "the pipeline definition", known: Self.topKeys)
             }
         }
-        guard sawRoots else {
+        guard sawRoots || !requireRoots else {
             throw error(.missingKey, root, "missing required key 'roots' (the folders to ingest, e.g. 'roots: [.]')")
         }
         return def

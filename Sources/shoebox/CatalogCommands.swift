@@ -7,12 +7,29 @@ import Pipeline
 
 /// `--catalog PATH`, shared by every command that reads or writes a catalog.
 struct CatalogOption: ParsableArguments {
-    @Option(help: "The catalog (SQLite). Default: shoebox.sqlite in the working directory.")
-    var catalog: String = "shoebox.sqlite"
+    @Option(help: ArgumentHelp("The catalog (SQLite). Default: $SHOEBOX_CATALOG, the config file's 'catalog:', ./shoebox.sqlite if present, else $XDG_DATA_HOME/shoebox/catalog.sqlite; now: \(CatalogOption.defaultDescription).", valueName: "path"))
+    var catalog: String?
+
+    /// The catalog this command uses, and which setting chose it (`CatalogLocation`).
+    var location: CatalogLocation { Self.locate(catalog, configCatalog: nil) }
+
+    /// `location`, with a `--pipeline` file's `catalog:` standing for the config file's.
+    static func locate(_ option: String?, configCatalog: String?, pipeline: Bool = false) -> CatalogLocation {
+        let fromConfig = pipeline ? configCatalog : (try? ShoeboxConfig.load())?.catalog
+        return CatalogLocation.resolve(option: option, configCatalog: fromConfig)
+    }
+
+    /// What the default resolves to here and now (for `--help`).
+    static var defaultDescription: String { locate(nil, configCatalog: nil).description }
 
     /// Opens the catalog: read-only unless the command writes (only `ingest`, `requests --replay` and
     /// `change --create` may create one). A refusal is printed and becomes its exit status.
-    func open(_ mode: Catalog.OpenMode = .readOnly) throws -> Catalog { try Self.open(catalog, mode) }
+    func open(_ mode: Catalog.OpenMode = .readOnly) throws -> Catalog { try Self.open(location, mode) }
+
+    static func open(_ location: CatalogLocation, _ mode: Catalog.OpenMode) throws -> Catalog {
+        if mode == .readWrite(create: true) { try? location.prepareForCreating() }
+        return try open(location.path, mode)
+    }
 
     static func open(_ path: String, _ mode: Catalog.OpenMode) throws -> Catalog {
         do {
@@ -23,6 +40,18 @@ struct CatalogOption: ParsableArguments {
             FileHandle.standardError.write(Data("error: \(message)\n".utf8))
             throw ExitCode(CommandOutput.status(for: error))
         }
+    }
+}
+
+/// Runs `body`; a name that is unknown or names several objects (`.notFound`, `.ambiguous`: an album
+/// title, a file name) is printed and exits 2, a usage mistake.
+func usageOnNameError<T>(_ body: () throws(CatalogError) -> T) throws -> T {
+    switch Result(catching: body) {
+    case .success(let value): return value
+    case .failure(let e) where e.code == .ambiguous || e.code == .notFound:
+        FileHandle.standardError.write(Data("error: \(e.message)\n".utf8))
+        throw ExitCode(2)
+    case .failure(let e): throw e
     }
 }
 
@@ -77,7 +106,7 @@ struct IngestCommand: AsyncParsableCommand {
               shoebox ingest Photos --summary json
             """)
 
-    @Argument(help: "Folders (or files) to ingest.")
+    @Argument(help: "Folders (or files) to ingest. None: the roots (and include/exclude, --hidden) of this catalog's previous runs ('shoebox roots').")
     var roots: [String] = []
 
     @OptionGroup var catalogOption: CatalogOption
@@ -118,8 +147,8 @@ struct IngestCommand: AsyncParsableCommand {
     @Flag(help: "Also open each HEIF with libheif and each movie with libavformat to cross-check (slower; 'shoebox probe' always does).")
     var crossCheck = false
 
-    @Option(help: "Days of change history to keep (older history is compacted).")
-    var historyRetention: Int = 30
+    @Option(help: "Days of change history to keep (older history is compacted; default 30, or the config file's 'historyRetentionDays').")
+    var historyRetention: Int?
 
     @Option(help: "Progress: auto (a live bar on a terminal, nothing otherwise), json (one event per second on stderr), none.")
     var progress: ProgressMode = .auto
@@ -136,11 +165,13 @@ struct IngestCommand: AsyncParsableCommand {
     @Flag(help: "Derive every folder again from its stored facts (automatic when the rules changed since the last run).")
     var rederive = false
 
+    @Flag(help: "Show what would be probed, inserted, updated and trashed, and write nothing (the ingest runs on a temporary copy of the catalog).")
+    var dryRun = false
+
     func validate() throws {
-        if roots.isEmpty && pipeline == nil { throw ValidationError("Give at least one folder to ingest, or --pipeline FILE.") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
         if let fileTimeout, !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
-        if historyRetention < 0 { throw ValidationError("--history-retention must be 0 or more days.") }
+        if let historyRetention, historyRetention < 0 { throw ValidationError("--history-retention must be 0 or more days.") }
         if let thumbnails, !OutputFile.isFolderOrNew(thumbnails) { throw ValidationError("--thumbnails \(thumbnails) is not a folder.") }
         for r in roots where !FileManager.default.fileExists(atPath: r) {
             throw ValidationError("No such file or folder: \(r)")
@@ -148,29 +179,44 @@ struct IngestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The --pipeline file, else the config file: its values are this command's defaults.
         var def: PipelineDefinition?
-        if let pipeline {
-            do {
-                def = try PipelineDefinition.load(path: pipeline)
-            } catch {
-                FileHandle.standardError.write(Data("\(error.description)\n".utf8))
-                throw ExitCode(2)
-            }
+        do throws(PipelineDefinitionError) {
+            if let pipeline { def = try PipelineDefinition.load(path: pipeline) } else { def = try ShoeboxConfig.load() }
+        } catch {
+            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            throw ExitCode(2)
         }
-        var catalogPath = catalogOption.catalog
-        if let c = def?.catalog, catalogOption.catalog == CatalogOption().catalog { catalogPath = c }
-        let catalog = try CatalogOption.open(catalogPath, .readWrite(create: true))
-        var options = IngestOptions(
-            roots: roots + (def?.roots ?? []), concurrency: jobs ?? def?.concurrency ?? ProcessInfo.processInfo.activeProcessorCount)
-        var crawler = (try? def?.makeCrawler()) ?? Crawler()
-        crawler.includeHidden = hidden || (def?.includeHidden ?? false)
+        let location = CatalogOption.locate(catalogOption.catalog, configCatalog: def?.catalog, pipeline: true)
+        let catalogPath = location.path
+        let given = (roots + (pipeline != nil ? def?.roots ?? [] : [])).map(Ingestor.absolutePath)
+        if given.isEmpty && (def?.roots ?? []).isEmpty && !FileManager.default.fileExists(atPath: catalogPath) {
+            throw ValidationError("Give at least one folder to ingest, or --pipeline FILE (no catalog at \(catalogPath) with roots from a previous run).")
+        }
+        // A dry run only reads the catalog (and not at all when there is none).
+        let exists = FileManager.default.fileExists(atPath: catalogPath)
+        let catalog = dryRun ? exists ? try CatalogOption.open(location, .readOnly) : nil : try CatalogOption.open(location, .readWrite(create: true))
+        let stored = try catalog.flatMap { (c) throws(CatalogError) in try IngestScope.stored(in: c) }
+        var scope: IngestScope
+        if !given.isEmpty || (stored == nil && !(def?.roots ?? []).isEmpty) {
+            scope = IngestScope(
+                roots: given.isEmpty ? def?.roots ?? [] : given, include: (def?.include ?? []) + include, exclude: (def?.exclude ?? []) + exclude,
+                includeHidden: hidden || (def?.includeHidden ?? false), followSymlinks: def?.followSymlinks ?? true)
+        } else if var again = stored {
+            again.include += include
+            again.exclude += exclude
+            again.includeHidden = again.includeHidden || hidden
+            scope = again
+        } else {
+            FileHandle.standardError.write(Data("error: Give at least one folder to ingest: the catalog \(catalogPath) has no roots from a previous run.\n".utf8))
+            throw ExitCode(2)
+        }
+        var options = IngestOptions(roots: scope.roots, concurrency: jobs ?? def?.concurrency ?? ProcessInfo.processInfo.activeProcessorCount)
         do {
-            crawler.include += try include.map { try GlobPattern($0) }
-            crawler.exclude += try exclude.map { try GlobPattern($0) }
+            options.crawler = try scope.makeCrawler()
         } catch {
             throw ValidationError("Bad glob: \(error)")
         }
-        options.crawler = crawler
         options.probeOptions = crossCheck ? ProbeOptions() : .metadataOnly
         let timeout = fileTimeout ?? def?.fileTimeout.map(Double.init) ?? 60
         options.fileTimeBudget = timeout > 0 ? timeout : nil
@@ -214,20 +260,29 @@ struct IngestCommand: AsyncParsableCommand {
             }
         }
         options.prune = prune || (def?.prune ?? false)
-        options.historyRetentionDays = def?.historyRetentionDays ?? historyRetention
+        options.historyRetentionDays = historyRetention ?? (def.map(\.historyRetentionDays) ?? PipelineDefinition.defaultHistoryRetentionDays)
         let reporter = ProgressReporter(mode: progress)
         options.countFirst = reporter.wantsTotal
         options.ownPaths = Set([catalogPath].map(Ingestor.absolutePath) + [options.thumbnails?.outputDirectory.path].compactMap { $0 })
         options.rederive = rederive
         let stop = StopSignal.install()
         options.stopRequested = { stop.requested }
+        guard let catalog, !dryRun else {
+            let (summary, preview) = try await IngestPreview.run(options: options, catalog: catalog) { reporter.update($0) }
+            reporter.finish()
+            print(DryRunText.render(summary, preview, catalog: location.description))
+            if summary.outcomes.failed > 0 || (strict && summary.outcomes.damaged > 0) { throw ExitCode(1) }
+            return
+        }
         let summary = try await Ingestor(options: options, catalog: catalog).run { reporter.update($0) }
+        try (stored?.merged(with: scope) ?? scope).store(in: catalog)
         reporter.finish()
         for r in summary.resumed {
             FileHandle.standardError.write(Data("note: resuming run \(r.id) (started \(r.startedAt), \(r.status)): what it committed is kept, the rest is read now\n".utf8))
         }
+        let from = location.source == .option ? nil : location.source.rawValue
         switch self.summary {
-        case .text: print(SummaryText.render(summary, catalog: catalogPath))
+        case .text: print(SummaryText.render(summary, catalog: catalogPath, from: from))
         case .json: print(try JSONOutput.text(object: SummaryText.document(summary, catalog: catalogPath), pretty: false))
         }
         // The files that failed or are damaged, on standard error like every other diagnostic.
@@ -326,9 +381,10 @@ final class ProgressReporter: @unchecked Sendable {
 }
 
 enum SummaryText {
-    static func render(_ s: IngestSummary, catalog: String) -> String {
+    /// `from`: the setting that chose the catalog, when it was not `--catalog`.
+    static func render(_ s: IngestSummary, catalog: String, from: String? = nil) -> String {
         var lines = [
-            "ingest run \(s.runID) into \(catalog): \(s.filesSeen) files in \(String(format: "%.2f", s.elapsed)) s (\(String(format: "%.0f", s.filesPerSecond)) files/s)",
+            "ingest run \(s.runID) into \(catalog)\(from.map { " (from \($0))" } ?? ""): \(s.filesSeen) files in \(String(format: "%.2f", s.elapsed)) s (\(String(format: "%.0f", s.filesPerSecond)) files/s)",
             "  probed \(s.filesProbed), unchanged \(s.filesUnchanged), folders changed \(s.foldersChanged)",
             "  assets inserted \(s.inserted), updated \(s.updated), deleted \(s.deleted); orphans \(s.orphans)",
             "  outcomes: \(s.outcomes.damaged) damaged (catalogued), \(s.outcomes.failed) failed (not catalogued), \(s.outcomes.skippedTotal) skipped as not media"
@@ -385,6 +441,22 @@ enum SummaryText {
             ]
         }
         return doc
+    }
+}
+
+enum DryRunText {
+    /// `ingest --dry-run`: the counts, then every file to probe and every asset to insert, update, trash or delete.
+    static func render(_ s: IngestSummary, _ p: IngestPreview, catalog: String) -> String {
+        var lines = [
+            "dry run: nothing was written to \(catalog)",
+            "  would probe \(s.filesProbed) of \(s.filesSeen) files, insert \(p.insert.count) assets, update \(p.update.count), "
+                + "move \(p.trash.count) to Recently Deleted, delete \(p.delete.count)",
+            "  outcomes: \(s.outcomes.damaged) damaged (catalogued), \(s.outcomes.failed) failed (not catalogued), \(s.outcomes.skippedTotal) skipped as not media",
+        ]
+        for (verb, list) in [("probe", p.probe), ("insert", p.insert), ("update", p.update), ("trash", p.trash), ("delete", p.delete)] {
+            for path in list { lines.append("  \(verb) \(path)") }
+        }
+        return lines.joined(separator: "\n")
     }
 }
 

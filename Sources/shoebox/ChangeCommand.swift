@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalog
 import Foundation
+import Pipeline
 
 /// `shoebox change`: PhotoKit change requests on the catalog (never on the source files). One change per
 /// invocation from the flags, or a JSON change set with `--apply FILE`, performed all-or-nothing.
@@ -59,6 +60,7 @@ struct ChangeCommand: ParsableCommand {
     @Option(help: "Reorder this album: the assets given come first, in that order.") var reorder: String?
     @Option(help: "Perform a JSON change set, all or nothing.") var apply: String?
     @Flag(help: "Create the catalog when --catalog names none (e.g. to make albums before any ingest).") var create = false
+    @Flag(help: "Print the changes the history would record, and apply nothing.") var dryRun = false
     @OptionGroup var catalogOption: CatalogOption
 
     /// The chosen action's name (validation: exactly one).
@@ -105,6 +107,25 @@ struct ChangeCommand: ParsableCommand {
             if targets.isEmpty { throw ValidationError("\(action) needs at least one identifier.") }
         }
         if let location, Self.parseLocation(location) == nil { throw ValidationError("--location wants LAT,LON[,ALT] (numbers), got '\(location)'.") }
+    }
+
+    /// `--dry-run`: the set performed on a copy of the catalog; its change records, one per line.
+    func preview(_ set: ChangeSet) throws {
+        let location = catalogOption.location
+        let records: [ChangeRecord]
+        let catalog = create && !FileManager.default.fileExists(atPath: location.path) ? nil : try catalogOption.open()
+        let empty = catalog == nil ? try ScratchCatalog(copying: nil) : nil  // --create on no catalog: an empty one
+        defer { withExtendedLifetime(empty) {} }
+        do throws(CatalogError) {
+            records = try (catalog ?? empty!.catalog).preview(set)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            throw ExitCode(1)
+        }
+        print("dry run: nothing was applied to \(location.path); the change history would record:")
+        for r in records {
+            print("  \(r.changeType) \(r.objectType) \(r.localIdentifier)\(r.properties.isEmpty ? "" : " (" + r.properties.joined(separator: ", ") + ")")")
+        }
     }
 
     static func parseLocation(_ s: String) -> (Double, Double, Double?)? {
@@ -171,6 +192,10 @@ struct ChangeCommand: ParsableCommand {
             if set.changes.isEmpty { throw ValidationError("\(apply): the change set has no changes.") }
         } else {
             set = changeSet()
+        }
+        if dryRun {
+            try preview(set)
+            return
         }
         let catalog = try catalogOption.open(.readWrite(create: create))
         let placeholders: [String: String]

@@ -41,7 +41,7 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "Print what changed in a saved fetch since it was saved (removed, inserted, changed, moved), PhotoKit-style.")
     var changes: String?
     @Flag(help: "With --changes: then replace the saved list (and its token) with the current result.") var update = false
-    @Option(help: "Fetch within an album (by title).") var inAlbum: String?
+    @Option(help: "Fetch within an album: its title (when no other album has it) or its identifier.") var inAlbum: String?
     @Option(help: "Captured on or after this date (YYYY-MM-DD or ISO-8601).") var fromDate: String?
     @Option(help: "Captured on or before this date.") var toDate: String?
     @Option(help: "Captured in this year.") var year: Int?
@@ -164,7 +164,8 @@ struct QueryCommand: ParsableCommand {
             result = try catalog.restrict(result, to: keep)
         }
         if let inAlbum {
-            let keep = Set(try catalog.albumMembers(titled: inAlbum))
+            // An unknown or ambiguous album is a mistake (exit 2), not 0 results.
+            let keep = Set(try usageOnNameError { () throws(CatalogError) in try catalog.albumMembers(of: inAlbum) })
             result = try catalog.restrict(result, to: keep)
         }
         if let save {

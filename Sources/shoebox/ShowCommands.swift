@@ -16,7 +16,8 @@ struct ShowCommand: ParsableCommand {
             """)
 
     @OptionGroup var catalogOption: CatalogOption
-    @Argument(help: "A localIdentifier, a cloudIdentifier, or a resource path relative to its root.") var identifier: String
+    @Argument(help: "A localIdentifier, a cloudIdentifier, a file's absolute path or path relative to its root, or a file name that only one asset has.")
+    var identifier: String
     @Option(help: "Output format: table, json or ndjson (--json is --format json).") var format: OutputFormat = .table
     @Flag(help: "Also print every stored fact of the asset's files with the tag or box it came from (no file is read).")
     var facts = false
@@ -27,7 +28,12 @@ struct ShowCommand: ParsableCommand {
 
     func run() throws {
         let catalog = try catalogOption.open()
-        guard let s = try catalog.findAsset(identifier) else {
+        var key = identifier
+        if !key.hasPrefix("/"), key.contains("/"), FileManager.default.fileExists(atPath: key) {
+            key = URL(fileURLWithPath: key).standardizedFileURL.path  // a path from here, as the shell completes it
+        }
+        let direct = try usageOnNameError { () throws(CatalogError) in try catalog.findAsset(identifier) }
+        guard let s = try direct ?? (key == identifier ? nil : usageOnNameError { () throws(CatalogError) in try catalog.findAsset(key) }) else {
             FileHandle.standardError.write(Data("error: no asset matches '\(identifier)'\n".utf8))
             throw ExitCode(1)
         }

@@ -43,6 +43,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         help: "After the run, delete files in --out named by this scheme whose asset (cloud identifier + source hash) is no longer in the catalog."
     )
     var prune = false
+    @Flag(help: "With --prune: list the files that would be deleted, render and delete nothing.") var dryRun = false
     @Option(help: "Progress: auto (a live bar on a terminal, nothing otherwise), json (one event per second on stderr), none.")
     var progress: ProgressMode = .auto
     @Option(help: "Seconds one asset's render may take before it is abandoned with an error; 0: no limit.")
@@ -63,6 +64,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         if let crop { do { _ = try ThumbnailRequest.Crop(parsing: crop) } catch { throw ValidationError("--crop: \(error)") } }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more.") }
         if !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
+        if dryRun && !prune { throw ValidationError("--dry-run goes with --prune.") }
         if !OutputFile.isFolderOrNew(out) { throw ValidationError("--out \(out) is not a folder: thumbnails go in a folder.") }
     }
 
@@ -77,6 +79,13 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         options.includeHiddenAssets = includeHidden
         options.includeAllBurstAssets = allBursts
         let result = try catalog.fetchAssets(options)
+        if dryRun {
+            let keys = try catalog.cloudIdentifiersWithResourceHashes()
+            let pruned = ThumbnailPruner(outputDirectory: URL(fileURLWithPath: out, isDirectory: true), assets: keys).run(dryRun: true)
+            print("dry run: would prune \(pruned.removed.count) stale files, keep \(pruned.kept); nothing was rendered or deleted")
+            for path in pruned.removed { print("  \(path)") }
+            return
+        }
         let request = ThumbnailRequest(
             sizes: try parsedSizes(), mode: mode, resize: resize, crop: try crop.map { try ThumbnailRequest.Crop(parsing: $0) },
             version: version, format: format, outputDirectory: URL(fileURLWithPath: out, isDirectory: true))

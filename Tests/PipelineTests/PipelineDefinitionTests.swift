@@ -334,7 +334,12 @@ private func failure(_ yaml: String, file: String = "p.yml", sourceLocation: Sou
         ("*.jpg", "a.jpg", false, true),
         ("*.jpg", "2024/05/a.jpg", false, true),  // no '/': the name, at any depth
         ("*.jpg", "a.jpeg", false, false),
-        ("*.jpg", "a.JPG", false, false),  // case-sensitive by default
+        ("*.jpg", "a.JPG", false, true),  // a literal extension at the end ignores case (issue 16)
+        ("*.JPG", "2024/a.jpg", false, true),
+        ("IMG_1.heic", "IMG_1.HEIC", false, true),
+        ("IMG_1.heic", "img_1.heic", false, false),  // only the extension: the rest is case-sensitive
+        ("*.j?g", "a.JPG", false, false),  // not a literal extension: case-sensitive
+        ("DCIM/*.jpg", "dcim/a.JPG", false, false),
         ("(?i)*.jpg", "2024/a.JPG", false, true),
         ("(?i)IMG_[0-9]*.HEIC", "img_1234.heic", false, true),
         ("*", ".hidden", false, true),  // '*' matches a leading dot (hidden files are the crawler's business)
@@ -432,8 +437,8 @@ private func failure(_ yaml: String, file: String = "p.yml", sourceLocation: Sou
         #expect(walk(c) == ["a.jpg", "b.png", "sub/d.jpg", "sub/deeper/f.jpg", "sub/e.JPG", "sub/skip/h.jpg"])
         #expect(!c.accepts("skip", isDirectory: true))
 
-        c.include = [try GlobPattern("*.jpg")]
-        #expect(walk(c) == ["a.jpg", "sub/d.jpg", "sub/deeper/f.jpg", "sub/skip/h.jpg"])
+        c.include = [try GlobPattern("*.jpg")]  // the extension ignores case: sub/e.JPG too
+        #expect(walk(c) == ["a.jpg", "sub/d.jpg", "sub/deeper/f.jpg", "sub/e.JPG", "sub/skip/h.jpg"])
 
         c.include = [try GlobPattern("(?i)*.jpg")]
         c.exclude = [try GlobPattern("**/skip/**")]

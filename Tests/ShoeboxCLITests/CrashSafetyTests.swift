@@ -31,6 +31,7 @@ import TestSupport
     static func killAfter(_ delay: Double, args: [String]) throws -> Kill {
         let p = Process()
         p.executableURL = ProbeCommandTests.binary
+        p.environment = Subprocess.environment
         p.arguments = args
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -49,6 +50,7 @@ import TestSupport
     static func killAtProgress(_ fraction: Double, args: [String]) throws -> Kill {
         let p = Process()
         p.executableURL = ProbeCommandTests.binary
+        p.environment = Subprocess.environment
         p.arguments = args + ["--progress", "json"]
         p.standardOutput = FileHandle.nullDevice
         let err = Pipe()

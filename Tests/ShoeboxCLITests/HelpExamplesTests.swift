@@ -23,7 +23,7 @@ import Testing
     }
 
     static func sh(_ line: String, in scratch: TestScratch, _ env: [String: String]) throws -> Subprocess.Run {
-        try Subprocess.run("/bin/sh", ["-c", line], currentDirectory: scratch.url.path, environment: env)
+        try Subprocess.run("/bin/sh", ["-c", line], environment: env, directory: scratch.url.path)
     }
 
     /// The subcommands `shoebox --help` lists.

@@ -241,6 +241,7 @@ import Testing
     static func interrupt(with sig: Int32, catalog: String, tree: String) throws {
         let p = Process()
         p.executableURL = ProbeCommandTests.binary
+        p.environment = Subprocess.environment
         p.arguments = ["ingest", "--catalog", catalog, "--progress", "json", "--jobs", "1", tree]
         let out = Pipe(), err = Pipe()
         p.standardOutput = out

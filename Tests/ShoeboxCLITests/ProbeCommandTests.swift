@@ -23,6 +23,7 @@ import TestSupport
         let p = Process()
         p.executableURL = binary
         p.arguments = args
+        p.environment = Subprocess.environment  // a scratch home: never the real catalog or config file
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err

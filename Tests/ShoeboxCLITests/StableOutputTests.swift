@@ -44,7 +44,7 @@ import Testing
         ]
         for c in commands {
             // SOURCE_DATE_EPOCH fixes the one time a manifest states (its header's createdAt).
-            var env = ProcessInfo.processInfo.environment
+            var env = Subprocess.environment
             env["SOURCE_DATE_EPOCH"] = "1700000000"
             let a = try Subprocess.run(Self.bin, c, environment: env), b = try Subprocess.run(Self.bin, c, environment: env)
             if c[0] == "changes" { continue }  // another catalog's token: checked below with a real one

@@ -15,15 +15,28 @@ public enum Subprocess {
         public var stderr: String
     }
 
-    /// `currentDirectory` and `environment` (the whole environment) default to this process's.
-    public static func run(
-        _ executable: String, _ args: [String], currentDirectory: String? = nil, environment: [String: String]? = nil
-    ) throws -> Run {
+    /// The environment children run with: this one, but with `HOME`, `XDG_DATA_HOME` and `XDG_CONFIG_HOME`
+    /// in a scratch home of this test process and `SHOEBOX_CATALOG` unset, so that no test reads or writes
+    /// the real home folder (the catalog's default location and the config file are there).
+    public static let environment: [String: String] = {
+        var env = ProcessInfo.processInfo.environment
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-test-home-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        env["HOME"] = home
+        env["XDG_DATA_HOME"] = home + "/.local/share"
+        env["XDG_CONFIG_HOME"] = home + "/.config"
+        env["SHOEBOX_CATALOG"] = nil
+        return env
+    }()
+
+    /// Runs `executable` to completion. `environment` defaults to `Subprocess.environment` (a scratch
+    /// home); `directory` is the working directory (default: this process's).
+    public static func run(_ executable: String, _ args: [String], environment: [String: String]? = nil, directory: String? = nil) throws -> Run {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
-        if let currentDirectory { p.currentDirectoryURL = URL(fileURLWithPath: currentDirectory, isDirectory: true) }
-        if let environment { p.environment = environment }
+        p.environment = environment ?? Self.environment
+        if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
