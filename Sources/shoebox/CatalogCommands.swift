@@ -270,7 +270,15 @@ struct IngestCommand: AsyncParsableCommand {
         guard let catalog, !dryRun else {
             let (summary, preview) = try await IngestPreview.run(options: options, catalog: catalog) { reporter.update($0) }
             reporter.finish()
-            print(DryRunText.render(summary, preview, catalog: location.description))
+            switch self.summary {
+            case .text: print(DryRunText.render(summary, preview, catalog: location.description))
+            case .json:
+                // The summary event of what would happen, with the lists (`dryRun`).
+                var doc = SummaryText.document(summary, catalog: location.path)
+                doc["catalogSource"] = location.source.rawValue
+                doc["dryRun"] = ["probe": preview.probe, "insert": preview.insert, "update": preview.update, "trash": preview.trash, "delete": preview.delete]
+                print(try JSONOutput.text(object: doc, pretty: false))
+            }
             if summary.outcomes.failed > 0 || (strict && summary.outcomes.damaged > 0) { throw ExitCode(1) }
             return
         }
@@ -283,7 +291,10 @@ struct IngestCommand: AsyncParsableCommand {
         let from = location.source == .option ? nil : location.source.rawValue
         switch self.summary {
         case .text: print(SummaryText.render(summary, catalog: catalogPath, from: from))
-        case .json: print(try JSONOutput.text(object: SummaryText.document(summary, catalog: catalogPath), pretty: false))
+        case .json:
+            var doc = SummaryText.document(summary, catalog: catalogPath)
+            doc["catalogSource"] = location.source.rawValue
+            print(try JSONOutput.text(object: doc, pretty: false))
         }
         // The files that failed or are damaged, on standard error like every other diagnostic.
         FileHandle.standardError.write(Data(SummaryText.errorLines(summary, catalog: catalogPath).map { $0 + "\n" }.joined().utf8))

@@ -259,3 +259,17 @@ extension JSONValue {
         return .object(o)
     }
 }
+
+extension StableOutputTests {
+    @Test func dryRunSummaryAsJSONListsWhatWouldHappen() throws {
+        let scratch = try TestScratch("dryjson")
+        let library = Corpus.fixtures.appendingPathComponent("generated/library/iphone").path
+        let catalog = scratch.path("c.sqlite")
+        let r = try Subprocess.run(Self.bin, ["ingest", library, "--catalog", catalog, "--dry-run", "--summary", "json", "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let doc = try JSONValue.parse(r.stdout)
+        #expect(try Self.schema("events.schema.json").validate(doc).isEmpty)
+        #expect(doc["dryRun"]?["insert"]?.arrayValue?.count == 8 && doc["catalogSource"]?.stringValue == "--catalog", "\(r.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: catalog), "a dry run made a catalog")
+    }
+}
