@@ -250,6 +250,16 @@ enum Schema {
                     arguments: ["catalog upgraded to store probe facts: every file is read once more by this ingest; later rules changes need no re-reading"])
             }
         }
+        m.registerMigration("speed: file.sample_hash for --hash sampled|none") { db in
+            // The partial hash of a file hashed with `--hash sampled|none`: files that share it are hashed in
+            // full (content_hash), and it is kept so that later look-alikes and duplicates are still found by it.
+            // NULL for files hashed with `--hash full`.
+            try db.execute(
+                sql: """
+                    ALTER TABLE file ADD COLUMN sample_hash TEXT;
+                    CREATE INDEX file_sample_hash ON file(sample_hash);
+                    """)
+        }
         return m
     }
 }

@@ -38,6 +38,8 @@ func compileCommandPredicate(_ predicate: String?, arguments: [String]) throws -
     }
 }
 
+extension IngestOptions.HashMode: ExpressibleByArgument {}
+
 enum ProgressMode: String, ExpressibleByArgument {
     case auto, json, none
 }
@@ -119,6 +121,9 @@ struct IngestCommand: AsyncParsableCommand {
 
     @Flag(help: "Exit 1 when any file is damaged, not only when one failed.")
     var strict = false
+
+    @Option(help: "Content hashes: full (every byte), sampled (size + head/middle/tail windows; files that share one are hashed in full) or none (size + the head the probe read; likewise). See docs/catalog.md.")
+    var hash: IngestOptions.HashMode = .full
 
     @Flag(help: "Derive every folder again from its stored facts (automatic when the rules changed since the last run).")
     var rederive = false
@@ -206,6 +211,7 @@ struct IngestCommand: AsyncParsableCommand {
         options.countFirst = reporter.wantsTotal
         options.ownPaths = Set([catalogPath].map(Ingestor.absolutePath) + [options.thumbnails?.outputDirectory.path].compactMap { $0 })
         options.rederive = rederive
+        options.hashMode = hash
         let stop = StopSignal.install()
         options.stopRequested = { stop.requested }
         let summary = try await Ingestor(options: options, catalog: catalog).run { reporter.update($0) }
