@@ -305,12 +305,28 @@ public final class Catalog: Sendable {
 
     /// Stored files whose partial hash (`sample_hash`) is one of `hashes`: the duplicate candidates of newly
     /// hashed files (their `content_hash` is the partial one until completed to a full hash).
-    public func files(sharingPartialHashes hashes: [String]) throws(CatalogError) -> [FileRow] {
+    ///
+    /// `hashes` maps each partial hash to the identities of the new files that have it: rows are read only
+    /// for a hash that another identity shares too (hard links of one file are one identity); the check
+    /// reads the index alone.
+    public func files(sharingPartialHashes hashes: [String: Set<FileIdentity>]) throws(CatalogError) -> [FileRow] {
         guard !hashes.isEmpty else { return [] }
         return try read { db in
-            let marks = Array(repeating: "?", count: hashes.count).joined(separator: ",")
+            let keys = hashes.keys.sorted()
+            let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
+            var shared = Set<String>()
+            for r in try Row.fetchAll(
+                db, sql: "SELECT DISTINCT sample_hash, device, inode FROM file WHERE sample_hash IN (\(marks))", arguments: StatementArguments(keys))
+            {
+                let h: String = r["sample_hash"]
+                let id = FileIdentity(device: r["device"], inode: r["inode"])
+                if hashes[h]?.contains(id) == false { shared.insert(h) }
+            }
+            guard !shared.isEmpty else { return [] }
+            let sharedKeys = shared.sorted()
             return try Row.fetchAll(
-                db, sql: "SELECT \(Self.fileColumns) FROM file WHERE sample_hash IN (\(marks))", arguments: StatementArguments(hashes)
+                db, sql: "SELECT \(Self.fileColumns) FROM file WHERE sample_hash IN (\(Array(repeating: "?", count: sharedKeys.count).joined(separator: ",")))",
+                arguments: StatementArguments(sharedKeys)
             ).map(Self.fileRow)
         }
     }
@@ -359,19 +375,19 @@ public final class Catalog: Sendable {
                     .execute(arguments: [h.full, h.partial, h.path])
             }
             for p in c.vanished {
-                try db.execute(sql: "DELETE FROM file WHERE path = ?", arguments: [p])
-                try db.execute(sql: "DELETE FROM file_facts WHERE path = ?", arguments: [p])
+                try db.cachedStatement(sql: "DELETE FROM file WHERE path = ?").execute(arguments: [p])
+                try db.cachedStatement(sql: "DELETE FROM file_facts WHERE path = ?").execute(arguments: [p])
             }
             for e in c.errors {
                 try db.cachedStatement(sql: "INSERT INTO error(run_id, path, stage, reason, at, severity) VALUES (?, ?, ?, ?, ?, ?)")
                     .execute(arguments: [c.runID, e.path, e.stage, e.reason, Self.now(), e.severity.rawValue])
             }
             guard let incoming = c.assets else { return records }
-            try db.execute(sql: "INSERT OR REPLACE INTO folder_digest(dir, digest) VALUES (?, ?)", arguments: [c.dir, Self.derivationDigest(c)])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO folder_digest(dir, digest) VALUES (?, ?)").execute(arguments: [c.dir, Self.derivationDigest(c)])
             if let t = c.takeoutAlbumTitle {
-                try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: ["takeout_album:" + c.dir, t])
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)").execute(arguments: ["takeout_album:" + c.dir, t])
             } else {
-                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: ["takeout_album:" + c.dir])
+                try db.cachedStatement(sql: "DELETE FROM meta WHERE key = ?").execute(arguments: ["takeout_album:" + c.dir])
             }
 
             // Existing assets of this folder, by primary path.
@@ -383,18 +399,23 @@ public final class Catalog: Sendable {
             // asset even when an identical copy appears beside it.
             var olds: [Row?] = incoming.map { byPath[$0.asset.id] }
             for o in olds { if let o { matched.insert(o["id"]) } }
-            for (k, input) in incoming.enumerated() where olds[k] == nil {
+            // A moved file can only match an asset of this folder or one whose files vanished (few, on a partial
+            // index): when there are none, no asset is looked up by content (a first ingest of many copies
+            // would otherwise scan every asset of a hash for each new one).
+            let anyVanishing = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM asset WHERE pending_vanish = 1 OR trashed_at IS NOT NULL)")) ?? true
+            for (k, input) in incoming.enumerated() where olds[k] == nil && (anyVanishing || !existing.isEmpty) {
                 guard let h = input.primaryHash else { continue }
                 // A moved or renamed file: an asset whose files vanished (this run or earlier) with the same
                 // primary content keeps its identity.
                 let candidates = try Row.fetchAll(
-                    db,
-                    sql: """
+                    db.cachedStatement(
+                        sql: """
                         SELECT a.* FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
                         WHERE r.content_hash = ? AND (a.pending_vanish = 1 OR a.trashed_at IS NOT NULL OR a.dir = ?)
                             AND NOT EXISTS (SELECT 1 FROM file f WHERE f.asset_id = a.id AND f.dir != ?)
                         ORDER BY a.pending_vanish DESC, a.id LIMIT 64
-                        """, arguments: [h, c.dir, c.dir])
+                        """), arguments: [h, c.dir, c.dir])
                 if let o = candidates.first(where: { !matched.contains($0["id"]) }) {
                     olds[k] = o
                     matched.insert(o["id"])
@@ -419,7 +440,7 @@ public final class Catalog: Sendable {
             for r in existing where !matched.contains(r["id"]) {
                 let trashed: String? = r["trashed_at"]
                 if trashed == nil {
-                    try db.execute(sql: "UPDATE asset SET pending_vanish = 1 WHERE id = ?", arguments: [r["id"] as Int64])
+                    try db.cachedStatement(sql: "UPDATE asset SET pending_vanish = 1 WHERE id = ?").execute(arguments: [r["id"] as Int64])
                 }
             }
             return records

@@ -20,6 +20,19 @@ public struct FileFingerprint: Sendable, Equatable, Hashable, Codable {
     }
 }
 
+/// A file's identity on its device: hard links share it.
+public struct FileIdentity: Sendable, Hashable {
+    public var device: Int64
+    public var inode: Int64
+
+    public init(device: Int64, inode: Int64) {
+        self.device = device
+        self.inode = inode
+    }
+
+    public init(_ f: FileFingerprint) { self.init(device: f.device, inode: f.inode) }
+}
+
 /// One row of the `file` table.
 public struct FileRow: Sendable, Equatable {
     public var path: String

@@ -510,32 +510,29 @@ public final class Ingestor: Sendable {
         guard !fresh.isEmpty else { return }
         let partials = Set(fresh.map { c.files[$0].sampleHash! })
         let freshPaths = Set(fresh.map { c.files[$0].path })
-        let stored = try catalog.files(sharingPartialHashes: partials.sorted()).filter { !freshPaths.contains($0.path) }
-        struct Inode: Hashable {
-            var device: Int64
-            var inode: Int64
-            init(_ f: FileFingerprint) { (device, inode) = (f.device, f.inode) }
-        }
+        var identities: [String: Set<FileIdentity>] = [:]
+        for i in fresh { identities[c.files[i].sampleHash!, default: []].insert(FileIdentity(c.files[i].fingerprint)) }
+        let stored = try catalog.files(sharingPartialHashes: identities).filter { !freshPaths.contains($0.path) }
         var completed: [String: String] = [:]  // path of a new file → its full hash
         for h in partials {
             let new = fresh.filter { c.files[$0].sampleHash == h }
             let old = stored.filter { $0.sampleHash == h }
-            let inodes = Set(new.map { Inode(c.files[$0].fingerprint) }).union(old.map { Inode($0.fingerprint) })
+            let inodes = Set(new.map { FileIdentity(c.files[$0].fingerprint) }).union(old.map { FileIdentity($0.fingerprint) })
             guard inodes.count > 1 else { continue }
             var fullNew: [(Int, String)] = []
             var fullOld: [CompletedHash] = []
-            var readable = Set<Inode>()
+            var readable = Set<FileIdentity>()
             for i in new {
                 guard let full = try? ContentHasher.hash(path: c.files[i].path, mode: .full) else { continue }
                 fullNew.append((i, full))
-                readable.insert(Inode(c.files[i].fingerprint))
+                readable.insert(FileIdentity(c.files[i].fingerprint))
             }
             for r in old {
                 if let ch = r.contentHash, ch != h {  // completed earlier
-                    readable.insert(Inode(r.fingerprint))
+                    readable.insert(FileIdentity(r.fingerprint))
                 } else if let full = try? ContentHasher.hash(path: r.path, mode: .full) {
                     fullOld.append(CompletedHash(path: r.path, partial: h, full: full))
-                    readable.insert(Inode(r.fingerprint))
+                    readable.insert(FileIdentity(r.fingerprint))
                 }
             }
             guard readable.count > 1 else { continue }
