@@ -142,7 +142,7 @@ last_out=""
 # measure LABEL FILES COMMAND...: wall time, peak RSS, exit status; stdout kept in $work/LABEL.out.
 measure() {
     local label="$1" files="$2"; shift 2
-    local slug out t0 t1 status=0 rss=0
+    local slug out t0 t1 status=0 rss=0 cpu=0
     slug="$(echo "$label" | tr -c 'A-Za-z0-9' '_')"
     out="$work/$slug.out"
     t0="$(date +%s.%N)"
@@ -150,6 +150,7 @@ measure() {
         /usr/bin/time -v -o "$work/$slug.time" "$@" >"$out" 2>"$work/$slug.err" || status=$?
         t1="$(date +%s.%N)"
         rss="$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/$slug.time")"
+        cpu="$(awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$work/$slug.time")"
     else
         "$@" >"$out" 2>"$work/$slug.err" &
         local pid=$! hwm
@@ -167,9 +168,9 @@ measure() {
         echo "note: '$label' exited with status $status; last stderr lines:" >&2
         tail -n 3 "$work/$slug.err" >&2 || true
     fi
-    rows+=("$label|$files|$secs|${rss:-0}|$status")
+    rows+=("$label|$files|$secs|${rss:-0}|$status|$cpu")
     last_out="$out"
-    echo "  $label: $secs s, peak RSS $((${rss:-0} / 1024)) MiB, exit $status" >&2
+    echo "  $label: $secs s (CPU $cpu s), peak RSS $((${rss:-0} / 1024)) MiB, exit $status" >&2
 }
 summary_of() { sed -n '1,3p' "$1" | sed 's/^/    /' >&2; }
 
@@ -218,6 +219,7 @@ echo
 echo "shoebox: $shoebox   cores: $(nproc)   jobs: ${jobs:-default}   runs: $repeats (median)   peak RSS: $([ "$have_time" -eq 1 ] && echo '/usr/bin/time -v' || echo 'VmHWM polling')"
 table="$(printf '%s\n' "${rows[@]}" | awk -F'|' '
     { if (!($1 in n)) { order[++k] = $1 }; n[$1]++; t[$1, n[$1]] = $3; files[$1] = $2
+      c[$1, n[$1]] = $6
       if ($4 > rss[$1]) rss[$1] = $4; if ($5 > st[$1]) st[$1] = $5 }
     END {
         for (i = 1; i <= k; i++) {
@@ -225,24 +227,31 @@ table="$(printf '%s\n' "${rows[@]}" | awk -F'|' '
             for (a = 1; a <= m; a++) v[a] = t[l, a]
             for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
             med = (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-            printf "%s|%d|%.3f|%d|%d\n", l, files[l], med, rss[l], st[l]
+            for (a = 1; a <= m; a++) v[a] = c[l, a]
+            for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
+            cmed = (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+            printf "%s|%d|%.3f|%d|%d|%.2f\n", l, files[l], med, rss[l], st[l], cmed
         }
     }')"
-printf '%-36s %8s %10s %10s %12s %5s\n' run files seconds 'files/s' 'peak RSS MiB' exit
-while IFS='|' read -r label files secs rss status; do
-    awk -v l="$label" -v n="$files" -v s="$secs" -v m="$rss" -v st="$status" \
-        'BEGIN { printf "%-36s %8d %10.3f %10.1f %12.1f %5s\n", l, n, s, (s > 0 ? n / s : 0), m / 1024, st }'
+printf '%-36s %8s %10s %10s %8s %12s %5s\n' run files seconds 'files/s' 'CPU s' 'peak RSS MiB' exit
+while IFS='|' read -r label files secs rss status cpu; do
+    awk -v l="$label" -v n="$files" -v s="$secs" -v m="$rss" -v st="$status" -v c="$cpu" \
+        'BEGIN { printf "%-36s %8d %10.3f %10.1f %8.2f %12.1f %5s\n", l, n, s, (s > 0 ? n / s : 0), c, m / 1024, st }'
 done <<<"$table"
 secs_of() { awk -F'|' -v l="$1" '$1 == l { print $3 }' <<<"$table"; }
+cpu_of() { awk -F'|' -v l="$1" '$1 == l { print $6 }' <<<"$table"; }
 cat_secs="$(secs_of "cat (full-read floor)")"
 ex_secs="$(secs_of "exiftool -json -r")"
+ex_cpu="$(cpu_of "exiftool -json -r")"
 echo
-echo "ratios (same files, same run; > 1x means shoebox is faster than exiftool; % of the full-read floor = cat time / ingest time):"
+echo "ratios (same files, same run; > 1x means shoebox is faster than exiftool; % of the full-read floor = cat time / ingest time;"
+echo "CPU: exiftool's CPU seconds / shoebox's, steadier than wall time on a shared machine):"
 failed=0
 for m in $modes; do
     sb_secs="$(secs_of "shoebox ingest --hash $m")"
-    awk -v m="$m" -v a="$sb_secs" -v c="$cat_secs" -v e="$ex_secs" \
-        'BEGIN { if (a > 0) printf "  --hash %-8s %6.1f%% of the full-read floor   %6.1fx exiftool\n", m, 100 * c / a, e / a }'
+    sb_cpu="$(cpu_of "shoebox ingest --hash $m")"
+    awk -v m="$m" -v a="$sb_secs" -v c="$cat_secs" -v e="$ex_secs" -v ac="$sb_cpu" -v ec="$ex_cpu" \
+        'BEGIN { if (a > 0) printf "  --hash %-8s %6.1f%% of the full-read floor   %6.1fx exiftool   CPU %6.1fx exiftool, %.2f ms/file\n", m, 100 * c / a, e / a, (ac > 0 ? ec / ac : 0), 1000 * ac / '"$small_n"' }'
     st="$(awk -F'|' -v l="shoebox ingest --hash $m" '$1 == l { print $5 }' <<<"$table")"
     if [ "${st:-0}" -gt 1 ]; then echo "warning: shoebox ingest --hash $m failed (exit $st), its time is not meaningful" >&2; failed=1; fi
 done
