@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Ingest throughput, incremental re-ingest cost and peak memory of `shoebox ingest`.
 #
-#   Benchmarks/ingest-bench.sh [-n FILES] [-N BIG] [-c CORPUS] [-j JOBS] [--no-big] [--no-build] [--keep]
+#   Benchmarks/ingest-bench.sh [-n FILES] [-N BIG] [-r REPEATS] [-m MODES] [-c CORPUS] [-j JOBS] [--no-big]
+#                              [--no-build] [--keep]
 #
-#   -n FILES   files in the small tree (default 3000): shoebox ingest (fresh catalog) vs exiftool -json -r,
-#              then an unchanged re-ingest.
+#   -n FILES   files in the small tree (default 3000), in one run: the full-read floor (every byte of every
+#              file read by `cat` through `xargs -P <cores>`), exiftool -json -r, shoebox ingest into a fresh
+#              catalog with each --hash mode, an unchanged re-ingest; then the ratios to cat and exiftool.
 #   -N BIG     files in the big tree (default 100000, or $N): a first ingest and an unchanged re-ingest.
+#   -r REPEATS runs of each small-tree contender (default 1); the median is reported.
+#   -m MODES   the --hash modes for the small tree (default "full sampled none"); the big tree uses the first.
 #   -c CORPUS  corpus root (default: $SHOEBOX_CORPUS, else <repo>/../shared/corpus). facts/, *.md and
 #              assets.json are skipped; everything else (Takeout JSON, AAE, XMP) is kept.
 #   -j JOBS    passed as --jobs (default: shoebox's default, the number of cores).
@@ -16,6 +20,7 @@
 # Trees are made of hard links (copies when linking fails): one replica of the corpus is linked file by
 # file into rep-0001/, further replicas are `cp -al` of it, the last one partial. Each replica keeps the
 # corpus layout, so Live Photo halves, edits and sidecars stay together. Sources are only read.
+# INGEST_BENCH_NO_HASH_OPTION=1 leaves `--hash` out (a binary from before it: the modes are then all "full").
 # Peak memory is /usr/bin/time -v's "Maximum resident set size"; without /usr/bin/time (Debian package
 # `time`), or with INGEST_BENCH_POLL_RSS=1, it is VmHWM from /proc/<pid>/status, polled every 50 ms (a lower
 # bound). Nothing is installed.
@@ -27,6 +32,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 
 small=3000
+repeats=1
+modes="full sampled none"
 big="${N:-100000}"
 corpus="${SHOEBOX_CORPUS:-$repo/../shared/corpus}"
 jobs=""
@@ -37,12 +44,14 @@ while [ $# -gt 0 ]; do
     case "$1" in
         -n) small="$2"; shift 2 ;;
         -N) big="$2"; shift 2 ;;
+        -r) repeats="$2"; shift 2 ;;
+        -m) modes="$2"; shift 2 ;;
         -c) corpus="$2"; shift 2 ;;
         -j) jobs="$2"; shift 2 ;;
         --no-big) do_big=0; shift ;;
         --no-build) do_build=0; shift ;;
         --keep) keep=1; shift ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "ingest-bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -51,6 +60,9 @@ die() { echo "ingest-bench.sh: $*" >&2; exit 1; }
 isnum() { case "$1" in ''|*[!0-9]*) return 1 ;; *) [ "$1" -gt 0 ] ;; esac; }
 isnum "$small" || die "-n needs a positive number"
 isnum "$big" || die "-N needs a positive number"
+isnum "$repeats" || die "-r needs a positive number"
+for m in $modes; do case "$m" in full|sampled|none) ;; *) die "-m: unknown hash mode '$m' (full, sampled, none)" ;; esac; done
+read -r big_mode _ <<<"$modes"
 [ -z "$jobs" ] || isnum "$jobs" || die "-j needs a positive number"
 [ -d "$corpus" ] || die "no corpus at '$corpus' (set SHOEBOX_CORPUS or use -c)"
 command -v exiftool >/dev/null || die "exiftool not found (apt-get install libimage-exiftool-perl)"
@@ -67,6 +79,7 @@ if [ "$do_build" -eq 1 ] && [ -z "${SHOEBOX:-}" ]; then
 fi
 [ -x "$shoebox" ] || die "$shoebox is not executable"
 jobarg=()
+hash_opt() { [ -n "${INGEST_BENCH_NO_HASH_OPTION:-}" ] || echo "--hash $1"; }
 [ -z "$jobs" ] || jobarg=(--jobs "$jobs")
 
 # --- temp dir and cleanup ---------------------------------------------------------------------------
@@ -129,7 +142,7 @@ last_out=""
 # measure LABEL FILES COMMAND...: wall time, peak RSS, exit status; stdout kept in $work/LABEL.out.
 measure() {
     local label="$1" files="$2"; shift 2
-    local slug out t0 t1 status=0 rss=0
+    local slug out t0 t1 status=0 rss=0 cpu=0
     slug="$(echo "$label" | tr -c 'A-Za-z0-9' '_')"
     out="$work/$slug.out"
     t0="$(date +%s.%N)"
@@ -137,6 +150,7 @@ measure() {
         /usr/bin/time -v -o "$work/$slug.time" "$@" >"$out" 2>"$work/$slug.err" || status=$?
         t1="$(date +%s.%N)"
         rss="$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/$slug.time")"
+        cpu="$(awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$work/$slug.time")"
     else
         "$@" >"$out" 2>"$work/$slug.err" &
         local pid=$! hwm
@@ -154,26 +168,34 @@ measure() {
         echo "note: '$label' exited with status $status; last stderr lines:" >&2
         tail -n 3 "$work/$slug.err" >&2 || true
     fi
-    rows+=("$label|$files|$secs|${rss:-0}|$status")
+    rows+=("$label|$files|$secs|${rss:-0}|$status|$cpu")
     last_out="$out"
-    echo "  $label: $secs s, peak RSS $((${rss:-0} / 1024)) MiB, exit $status" >&2
+    echo "  $label: $secs s (CPU $cpu s), peak RSS $((${rss:-0} / 1024)) MiB, exit $status" >&2
 }
 summary_of() { sed -n '1,3p' "$1" | sed 's/^/    /' >&2; }
 
-# --- (b) small tree: shoebox ingest vs exiftool -------------------------------------------------------
+# --- (b) small tree: the full-read floor, exiftool, shoebox ingest per --hash mode ------------------------
 small_tree="$work/small"
 echo "making the small tree ($small files) ..." >&2
 small_n="$(make_tree "$small_tree" "$small")"
 bytes="$(du -sbL "$small_tree" | awk '{print $1}')"
 echo "small tree: $small_n files, $((bytes / 1048576)) MiB, $link_mode" >&2
-find "$small_tree" -type f -exec cat {} + >/dev/null   # warm the page cache for both tools
+find "$small_tree" -type f -exec cat {} + >/dev/null   # warm the page cache for every contender
 
-echo "timing ..." >&2
-measure "shoebox ingest (fresh)" "$small_n" "$shoebox" ingest "$small_tree" --catalog "$work/small.sqlite" --progress none "${jobarg[@]}"
-summary_of "$last_out"
-measure "exiftool -json -r" "$small_n" exiftool -json -r -q "$small_tree"
+echo "timing ($repeats run(s) each) ..." >&2
+for rep in $(seq "$repeats"); do
+    # Every byte of every file, by path (hard links are read once per path, as the tools read them).
+    measure "cat (full-read floor)" "$small_n" sh -c "find '$small_tree' -type f -print0 | xargs -0 -P $(nproc) -n 64 cat >/dev/null"
+    measure "exiftool -json -r" "$small_n" exiftool -json -r -q "$small_tree"
+    for m in $modes; do
+        rm -f "$work/small-$m.sqlite"*
+        measure "shoebox ingest --hash $m" "$small_n" "$shoebox" ingest "$small_tree" --catalog "$work/small-$m.sqlite" $(hash_opt "$m") --progress none "${jobarg[@]}"
+        [ "$rep" -gt 1 ] || summary_of "$last_out"
+    done
+done
 # --- (c) unchanged re-ingest -------------------------------------------------------------------------
-measure "shoebox re-ingest (unchanged)" "$small_n" "$shoebox" ingest "$small_tree" --catalog "$work/small.sqlite" --progress none "${jobarg[@]}"
+read -r first_mode _ <<<"$modes"
+measure "shoebox re-ingest (unchanged)" "$small_n" "$shoebox" ingest "$small_tree" --catalog "$work/small-$first_mode.sqlite" $(hash_opt "$first_mode") --progress none "${jobarg[@]}"
 summary_of "$last_out"
 
 # --- (d) big tree ----------------------------------------------------------------------------------
@@ -183,28 +205,54 @@ if [ "$do_big" -eq 1 ]; then
     t0="$(date +%s.%N)"
     big_n="$(make_tree "$big_tree" "$big")"
     echo "big tree: $big_n files in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s" >&2
-    measure "shoebox ingest big (fresh)" "$big_n" "$shoebox" ingest "$big_tree" --catalog "$work/big.sqlite" --progress none "${jobarg[@]}"
+    measure "shoebox ingest big --hash $big_mode" "$big_n" "$shoebox" ingest "$big_tree" --catalog "$work/big.sqlite" $(hash_opt "$big_mode") --progress none "${jobarg[@]}"
     summary_of "$last_out"
-    measure "shoebox re-ingest big (unchanged)" "$big_n" "$shoebox" ingest "$big_tree" --catalog "$work/big.sqlite" --progress none "${jobarg[@]}"
+    measure "shoebox re-ingest big (unchanged)" "$big_n" "$shoebox" ingest "$big_tree" --catalog "$work/big.sqlite" $(hash_opt "$big_mode") --progress none "${jobarg[@]}"
     summary_of "$last_out"
     catalog_bytes="$(du -cb "$work/big.sqlite"* | awk 'END { print $1 }')"
     echo "big catalog: $((catalog_bytes / 1048576)) MiB (with WAL)" >&2
 fi
 
 # --- (f) report -------------------------------------------------------------------------------------
+# Repeated labels are folded into their median time (and their largest peak RSS).
 echo
-echo "shoebox: $shoebox   cores: $(nproc)   jobs: ${jobs:-default}   peak RSS: $([ "$have_time" -eq 1 ] && echo '/usr/bin/time -v' || echo 'VmHWM polling')"
-printf '%-36s %8s %10s %10s %12s %5s\n' run files seconds 'files/s' 'peak RSS MiB' exit
-for r in "${rows[@]}"; do
-    IFS='|' read -r label files secs rss status <<<"$r"
-    awk -v l="$label" -v n="$files" -v s="$secs" -v m="$rss" -v st="$status" \
-        'BEGIN { printf "%-36s %8d %10.3f %10.1f %12.1f %5s\n", l, n, s, (s > 0 ? n / s : 0), m / 1024, st }'
+echo "shoebox: $shoebox   cores: $(nproc)   jobs: ${jobs:-default}   runs: $repeats (median)   peak RSS: $([ "$have_time" -eq 1 ] && echo '/usr/bin/time -v' || echo 'VmHWM polling')"
+table="$(printf '%s\n' "${rows[@]}" | awk -F'|' '
+    { if (!($1 in n)) { order[++k] = $1 }; n[$1]++; t[$1, n[$1]] = $3; files[$1] = $2
+      c[$1, n[$1]] = $6
+      if ($4 > rss[$1]) rss[$1] = $4; if ($5 > st[$1]) st[$1] = $5 }
+    END {
+        for (i = 1; i <= k; i++) {
+            l = order[i]; m = n[l]
+            for (a = 1; a <= m; a++) v[a] = t[l, a]
+            for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
+            med = (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+            for (a = 1; a <= m; a++) v[a] = c[l, a]
+            for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
+            cmed = (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+            printf "%s|%d|%.3f|%d|%d|%.2f\n", l, files[l], med, rss[l], st[l], cmed
+        }
+    }')"
+printf '%-36s %8s %10s %10s %8s %12s %5s\n' run files seconds 'files/s' 'CPU s' 'peak RSS MiB' exit
+while IFS='|' read -r label files secs rss status cpu; do
+    awk -v l="$label" -v n="$files" -v s="$secs" -v m="$rss" -v st="$status" -v c="$cpu" \
+        'BEGIN { printf "%-36s %8d %10.3f %10.1f %8.2f %12.1f %5s\n", l, n, s, (s > 0 ? n / s : 0), c, m / 1024, st }'
+done <<<"$table"
+secs_of() { awk -F'|' -v l="$1" '$1 == l { print $3 }' <<<"$table"; }
+cpu_of() { awk -F'|' -v l="$1" '$1 == l { print $6 }' <<<"$table"; }
+cat_secs="$(secs_of "cat (full-read floor)")"
+ex_secs="$(secs_of "exiftool -json -r")"
+ex_cpu="$(cpu_of "exiftool -json -r")"
+echo
+echo "ratios (same files, same run; > 1x means shoebox is faster than exiftool; % of the full-read floor = cat time / ingest time;"
+echo "CPU: exiftool's CPU seconds / shoebox's, steadier than wall time on a shared machine):"
+failed=0
+for m in $modes; do
+    sb_secs="$(secs_of "shoebox ingest --hash $m")"
+    sb_cpu="$(cpu_of "shoebox ingest --hash $m")"
+    awk -v m="$m" -v a="$sb_secs" -v c="$cat_secs" -v e="$ex_secs" -v ac="$sb_cpu" -v ec="$ex_cpu" \
+        'BEGIN { if (a > 0) printf "  --hash %-8s %6.1f%% of the full-read floor   %6.1fx exiftool   CPU %6.1fx exiftool, %.2f ms/file\n", m, 100 * c / a, e / a, (ac > 0 ? ec / ac : 0), 1000 * ac / '"$small_n"' }'
+    st="$(awk -F'|' -v l="shoebox ingest --hash $m" '$1 == l { print $5 }' <<<"$table")"
+    if [ "${st:-0}" -gt 1 ]; then echo "warning: shoebox ingest --hash $m failed (exit $st), its time is not meaningful" >&2; failed=1; fi
 done
-IFS='|' read -r _ _ sb_secs _ sb_status <<<"${rows[0]}"
-IFS='|' read -r _ _ ex_secs _ _ <<<"${rows[1]}"
-awk -v a="$sb_secs" -v b="$ex_secs" \
-    'BEGIN { if (a > 0) printf "speed ratio shoebox ingest / exiftool -json -r: %.2fx (files/s; > 1 means shoebox is faster)\n", b / a }'
-if [ "$sb_status" -gt 1 ]; then
-    echo "warning: shoebox ingest failed (exit $sb_status), its time is not meaningful" >&2
-    exit 1
-fi
+exit "$failed"

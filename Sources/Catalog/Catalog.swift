@@ -67,7 +67,19 @@ public final class Catalog: Sendable {
         }
     }
 
-    static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
+    static func now() -> String { isoText(Date()) }
+
+    /// A date as ISO 8601 UTC text to the second (`2026-11-24T02:23:06Z`), as `ISO8601DateFormatter`'s
+    /// default writes it, without making a formatter per call (that was a tenth of an ingest's time).
+    static func isoText(_ date: Date) -> String {
+        var t = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : String(v) }
+        let year = String(parts.tm_year + 1900)
+        return String(repeating: "0", count: max(0, 4 - year.count)) + year + "-" + two(parts.tm_mon + 1) + "-" + two(parts.tm_mday) + "T"
+            + two(parts.tm_hour) + ":" + two(parts.tm_min) + ":" + two(parts.tm_sec) + "Z"
+    }
 
     // MARK: - Runs
 
@@ -152,7 +164,7 @@ public final class Catalog: Sendable {
                 }
             }
             if let days = historyRetentionDays {
-                let cutoff = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-Double(days) * 86400))
+                let cutoff = Self.isoText(Date().addingTimeInterval(-Double(days) * 86400))
                 if let floor = try Int64.fetchOne(db, sql: "SELECT MAX(token) FROM change WHERE at < ?", arguments: [cutoff]) {
                     try db.execute(sql: "DELETE FROM change WHERE token <= ?", arguments: [floor])
                     try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('history_floor', ?)", arguments: [String(floor)])
@@ -182,9 +194,9 @@ public final class Catalog: Sendable {
     static func record(_ db: Database, _ runID: Int64?, _ type: String, _ lid: String, _ change: String, _ props: [String]) throws
         -> ChangeRecord
     {
-        try db.execute(
-            sql: "INSERT INTO change(run_id, at, object_type, local_identifier, change_type, properties) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [runID, now(), type, lid, change, props.joined(separator: ",")])
+        try db.cachedStatement(
+            sql: "INSERT INTO change(run_id, at, object_type, local_identifier, change_type, properties) VALUES (?, ?, ?, ?, ?, ?)"
+        ).execute(arguments: [runID, now(), type, lid, change, props.joined(separator: ",")])
         return ChangeRecord(token: db.lastInsertedRowID, objectType: type, localIdentifier: lid, changeType: change, properties: props)
     }
 
@@ -266,7 +278,7 @@ public final class Catalog: Sendable {
     }
 
     static let fileColumns =
-        "path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, skip_category, probe_version"
+        "path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, skip_category, probe_version, sample_hash"
 
     /// Folders at or below `path` that hold file rows, whatever root they belong to (to find folders that
     /// vanished whole below the folder an ingest walked).
@@ -290,7 +302,35 @@ public final class Catalog: Sendable {
             path: r["path"], root: r["root"], dir: r["dir"],
             fingerprint: FileFingerprint(size: r["size"], mtimeNanoseconds: r["mtime_ns"], inode: r["inode"], device: r["device"]),
             contentHash: r["content_hash"], kind: r["kind"], role: r["role"], status: r["status"], lastError: r["last_error"],
-            facts: nil, probeVersion: r["probe_version"], skipCategory: r["skip_category"])
+            facts: nil, probeVersion: r["probe_version"], skipCategory: r["skip_category"], sampleHash: r["sample_hash"])
+    }
+
+    /// Stored files whose partial hash (`sample_hash`) is one of `hashes`: the duplicate candidates of newly
+    /// hashed files (their `content_hash` is the partial one until completed to a full hash).
+    ///
+    /// `hashes` maps each partial hash to the identities of the new files that have it: rows are read only
+    /// for a hash that another identity shares too (hard links of one file are one identity); the check
+    /// reads the index alone.
+    public func files(sharingPartialHashes hashes: [String: Set<FileIdentity>]) throws(CatalogError) -> [FileRow] {
+        guard !hashes.isEmpty else { return [] }
+        return try read { db in
+            let keys = hashes.keys.sorted()
+            let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
+            var shared = Set<String>()
+            for r in try Row.fetchAll(
+                db, sql: "SELECT DISTINCT sample_hash, device, inode FROM file WHERE sample_hash IN (\(marks))", arguments: StatementArguments(keys))
+            {
+                let h: String = r["sample_hash"]
+                let id = FileIdentity(device: r["device"], inode: r["inode"])
+                if hashes[h]?.contains(id) == false { shared.insert(h) }
+            }
+            guard !shared.isEmpty else { return [] }
+            let sharedKeys = shared.sorted()
+            return try Row.fetchAll(
+                db, sql: "SELECT \(Self.fileColumns) FROM file WHERE sample_hash IN (\(Array(repeating: "?", count: sharedKeys.count).joined(separator: ",")))",
+                arguments: StatementArguments(sharedKeys)
+            ).map(Self.fileRow)
+        }
     }
 
     // MARK: - Commit
@@ -300,50 +340,60 @@ public final class Catalog: Sendable {
     public func commitFolder(_ c: FolderCommit) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
+            // Statements are prepared once per connection (GRDB's statement cache), not per row.
+            let upsertFile = try db.cachedStatement(
+                sql: """
+                    INSERT INTO file(path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error,
+                        probe_version, first_run, last_run, skip_category, sample_hash)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(path) DO UPDATE SET root = excluded.root, dir = excluded.dir, size = excluded.size,
+                        mtime_ns = excluded.mtime_ns, inode = excluded.inode, device = excluded.device,
+                        content_hash = excluded.content_hash, kind = excluded.kind, role = excluded.role,
+                        status = excluded.status, last_error = excluded.last_error,
+                        probe_version = excluded.probe_version, last_run = excluded.last_run, skip_category = excluded.skip_category,
+                        sample_hash = excluded.sample_hash
+                    """)
             for f in c.files {
-                try db.execute(
-                    sql: """
-                        INSERT INTO file(path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error,
-                            probe_version, first_run, last_run, skip_category)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT(path) DO UPDATE SET root = excluded.root, dir = excluded.dir, size = excluded.size,
-                            mtime_ns = excluded.mtime_ns, inode = excluded.inode, device = excluded.device,
-                            content_hash = excluded.content_hash, kind = excluded.kind, role = excluded.role,
-                            status = excluded.status, last_error = excluded.last_error,
-                            probe_version = excluded.probe_version, last_run = excluded.last_run, skip_category = excluded.skip_category
-                        """,
-                    arguments: [
-                        f.path, f.root, f.dir, f.fingerprint.size, f.fingerprint.mtimeNanoseconds, f.fingerprint.inode, f.fingerprint.device,
-                        f.contentHash, f.kind, f.role, f.status, f.lastError, f.probeVersion, c.runID, c.runID,
-                        f.skipCategory,
-                    ])
+                try upsertFile.execute(arguments: [
+                    f.path, f.root, f.dir, f.fingerprint.size, f.fingerprint.mtimeNanoseconds, f.fingerprint.inode, f.fingerprint.device,
+                    f.contentHash, f.kind, f.role, f.status, f.lastError, f.probeVersion, c.runID, c.runID,
+                    f.skipCategory, f.sampleHash,
+                ])
                 // New facts replace the stored ones; a row re-derived from its stored facts (facts nil, version
                 // kept) leaves them; a row without facts (unreadable) has none.
                 if let blob = f.facts {
-                    try db.execute(sql: "INSERT OR REPLACE INTO file_facts(path, facts) VALUES (?, ?)", arguments: [f.path, Data(blob)])
+                    try db.cachedStatement(sql: "INSERT OR REPLACE INTO file_facts(path, facts) VALUES (?, ?)")
+                        .execute(arguments: [f.path, blob.withUnsafeBytes { Data($0) }])
                 } else if f.probeVersion == nil {
-                    try db.execute(sql: "DELETE FROM file_facts WHERE path = ?", arguments: [f.path])
+                    try db.cachedStatement(sql: "DELETE FROM file_facts WHERE path = ?").execute(arguments: [f.path])
                 }
             }
+            for h in c.completedHashes {
+                // A stored file that shares a partial hash with a new one, now hashed in full: its resource rows
+                // (by the asset its file row links) follow.
+                try db.cachedStatement(sql: "UPDATE resource SET content_hash = ? WHERE content_hash = ? AND asset_id = (SELECT asset_id FROM file WHERE path = ?)")
+                    .execute(arguments: [h.full, h.partial, h.path])
+                try db.cachedStatement(sql: "UPDATE file SET content_hash = ?, sample_hash = ? WHERE path = ?")
+                    .execute(arguments: [h.full, h.partial, h.path])
+            }
             for p in c.vanished {
-                try db.execute(sql: "DELETE FROM file WHERE path = ?", arguments: [p])
-                try db.execute(sql: "DELETE FROM file_facts WHERE path = ?", arguments: [p])
+                try db.cachedStatement(sql: "DELETE FROM file WHERE path = ?").execute(arguments: [p])
+                try db.cachedStatement(sql: "DELETE FROM file_facts WHERE path = ?").execute(arguments: [p])
             }
             for e in c.errors {
-                try db.execute(
-                    sql: "INSERT INTO error(run_id, path, stage, reason, at, severity) VALUES (?, ?, ?, ?, ?, ?)",
-                    arguments: [c.runID, e.path, e.stage, e.reason, Self.now(), e.severity.rawValue])
+                try db.cachedStatement(sql: "INSERT INTO error(run_id, path, stage, reason, at, severity) VALUES (?, ?, ?, ?, ?, ?)")
+                    .execute(arguments: [c.runID, e.path, e.stage, e.reason, Self.now(), e.severity.rawValue])
             }
             guard let incoming = c.assets else { return records }
-            try db.execute(sql: "INSERT OR REPLACE INTO folder_digest(dir, digest) VALUES (?, ?)", arguments: [c.dir, Self.derivationDigest(c)])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO folder_digest(dir, digest) VALUES (?, ?)").execute(arguments: [c.dir, Self.derivationDigest(c)])
             if let t = c.takeoutAlbumTitle {
-                try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: ["takeout_album:" + c.dir, t])
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)").execute(arguments: ["takeout_album:" + c.dir, t])
             } else {
-                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: ["takeout_album:" + c.dir])
+                try db.cachedStatement(sql: "DELETE FROM meta WHERE key = ?").execute(arguments: ["takeout_album:" + c.dir])
             }
 
             // Existing assets of this folder, by primary path.
-            let existing = try Row.fetchAll(db, sql: "SELECT * FROM asset WHERE dir = ? AND root = ?", arguments: [c.dir, c.root])
+            let existing = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM asset WHERE dir = ? AND root = ?"), arguments: [c.dir, c.root])
             var byPath: [String: Row] = [:]
             for r in existing { byPath[r["primary_path"]] = r }
             var matched = Set<Int64>()
@@ -351,18 +401,23 @@ public final class Catalog: Sendable {
             // asset even when an identical copy appears beside it.
             var olds: [Row?] = incoming.map { byPath[$0.asset.id] }
             for o in olds { if let o { matched.insert(o["id"]) } }
-            for (k, input) in incoming.enumerated() where olds[k] == nil {
+            // A moved file can only match an asset of this folder or one whose files vanished (few, on a partial
+            // index): when there are none, no asset is looked up by content (a first ingest of many copies
+            // would otherwise scan every asset of a hash for each new one).
+            let anyVanishing = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM asset WHERE pending_vanish = 1 OR trashed_at IS NOT NULL)")) ?? true
+            for (k, input) in incoming.enumerated() where olds[k] == nil && (anyVanishing || !existing.isEmpty) {
                 guard let h = input.primaryHash else { continue }
                 // A moved or renamed file: an asset whose files vanished (this run or earlier) with the same
                 // primary content keeps its identity.
                 let candidates = try Row.fetchAll(
-                    db,
-                    sql: """
+                    db.cachedStatement(
+                        sql: """
                         SELECT a.* FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
                         WHERE r.content_hash = ? AND (a.pending_vanish = 1 OR a.trashed_at IS NOT NULL OR a.dir = ?)
                             AND NOT EXISTS (SELECT 1 FROM file f WHERE f.asset_id = a.id AND f.dir != ?)
                         ORDER BY a.pending_vanish DESC, a.id LIMIT 64
-                        """, arguments: [h, c.dir, c.dir])
+                        """), arguments: [h, c.dir, c.dir])
                 if let o = candidates.first(where: { !matched.contains($0["id"]) }) {
                     olds[k] = o
                     matched.insert(o["id"])
@@ -387,7 +442,7 @@ public final class Catalog: Sendable {
             for r in existing where !matched.contains(r["id"]) {
                 let trashed: String? = r["trashed_at"]
                 if trashed == nil {
-                    try db.execute(sql: "UPDATE asset SET pending_vanish = 1 WHERE id = ?", arguments: [r["id"] as Int64])
+                    try db.cachedStatement(sql: "UPDATE asset SET pending_vanish = 1 WHERE id = ?").execute(arguments: [r["id"] as Int64])
                 }
             }
             return records
@@ -424,11 +479,12 @@ public final class Catalog: Sendable {
     /// Column values of an asset, in the order of `assetColumns`.
     static func values(_ i: AssetInput) -> [String: (any DatabaseValueConvertible)?] {
         let a = i.asset
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let sources = (try? enc.encode(i.metadataSources)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        let sources = metadataSourcesJSON(i.metadataSources)
         // One reason per line (newlines inside a reason become spaces): cheap to read back in bulk.
-        let reasons = a.reasons.map { $0.description.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n")
+        let reasons = a.reasons.map { r in
+            let d = r.description
+            return d.utf8.contains(UInt8(ascii: "\n")) ? d.replacingOccurrences(of: "\n", with: " ") : d
+        }.joined(separator: "\n")
         let name = a.id.split(separator: "/").last.map(String.init) ?? a.id
         return [
             "root": i.root, "dir": i.dir, "primary_path": a.id, "filename": name,
@@ -444,6 +500,18 @@ public final class Catalog: Sendable {
             "embedded_video_length": i.embeddedVideo.map { Int64($0.length) }, "paired_video_duration": i.pairedVideoDuration,
             "metadata_sources": sources, "reasons": reasons,
         ]
+    }
+
+    /// `[{"path":…,"type":…}]`, byte for byte what `JSONEncoder` (sorted keys, slashes unescaped) writes,
+    /// built directly when no text needs escaping (the encoder is kept for the rest).
+    static func metadataSourcesJSON(_ refs: [MetadataSourceRef]) -> String {
+        func plain(_ s: String) -> Bool { s.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") } }
+        guard refs.allSatisfy({ plain($0.path) && plain($0.type) }) else {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return (try? enc.encode(refs)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        }
+        return "[" + refs.map { "{\"path\":\"" + $0.path + "\",\"type\":\"" + $0.type + "\"}" }.joined(separator: ",") + "]"
     }
 
     /// The columns behind each property a user can change (`shoebox change`); see `update`.
@@ -474,9 +542,8 @@ public final class Catalog: Sendable {
         v["modification_date"] = now
         v["added_date"] = now
         let cols = v.keys.sorted()
-        try db.execute(
-            sql: "INSERT INTO asset(\(cols.joined(separator: ", "))) VALUES (\(cols.map { _ in "?" }.joined(separator: ", ")))",
-            arguments: StatementArguments(cols.map { v[$0] ?? nil }))
+        try db.cachedStatement(sql: "INSERT INTO asset(\(cols.joined(separator: ", "))) VALUES (\(cols.map { _ in "?" }.joined(separator: ", ")))")
+            .execute(arguments: StatementArguments(cols.map { v[$0] ?? nil } as [(any DatabaseValueConvertible)?]))
         let id = db.lastInsertedRowID
         try insertResources(db, id, i)
         return (id, lid)
@@ -522,11 +589,12 @@ public final class Catalog: Sendable {
     static func insertResources(_ db: Database, _ id: Int64, _ i: AssetInput) throws {
         for (n, r) in i.asset.resources.enumerated() {
             let h = n < i.resourceHashes.count ? i.resourceHashes[n] : nil
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO resource(asset_id, ord, type, path, original_filename, uti, file_size, content_hash, byte_offset, byte_length)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     id, n, r.type.rawValue, r.path, r.originalFilename, r.uniformTypeIdentifier, r.fileSize.map { Int64($0) }, h,
                     r.byteRange.map { Int64($0.offset) }, r.byteRange.map { Int64($0.length) },
@@ -537,7 +605,7 @@ public final class Catalog: Sendable {
     static func linkFiles(_ db: Database, assetID: Int64, _ i: AssetInput) throws {
         let base = i.root.hasSuffix("/") ? i.root : i.root + "/"
         for r in i.asset.resources {
-            try db.execute(sql: "UPDATE file SET asset_id = ? WHERE path = ?", arguments: [assetID, base + r.path])
+            try db.cachedStatement(sql: "UPDATE file SET asset_id = ? WHERE path = ?").execute(arguments: [assetID, base + r.path])
         }
     }
 

@@ -20,6 +20,19 @@ public struct FileFingerprint: Sendable, Equatable, Hashable, Codable {
     }
 }
 
+/// A file's identity on its device: hard links share it.
+public struct FileIdentity: Sendable, Hashable {
+    public var device: Int64
+    public var inode: Int64
+
+    public init(device: Int64, inode: Int64) {
+        self.device = device
+        self.inode = inode
+    }
+
+    public init(_ f: FileFingerprint) { self.init(device: f.device, inode: f.inode) }
+}
+
 /// One row of the `file` table.
 public struct FileRow: Sendable, Equatable {
     public var path: String
@@ -38,10 +51,14 @@ public struct FileRow: Sendable, Equatable {
     public var probeVersion: Int?
     /// For a skipped file (`status` "skipped": not media): what it looks like (`text`, `json`, `system`…).
     public var skipCategory: String?
+    /// The partial hash (`xxh128w:` sampled, `xxh128h:` head) of an ingest with `--hash sampled|none`; kept
+    /// when `contentHash` is completed to a full hash: files that share it are duplicate candidates.
+    public var sampleHash: String?
 
     public init(
         path: String, root: String, dir: String, fingerprint: FileFingerprint, contentHash: String?, kind: String, role: String,
-        status: String, lastError: String?, facts: [UInt8]?, probeVersion: Int?, skipCategory: String? = nil
+        status: String, lastError: String?, facts: [UInt8]?, probeVersion: Int?, skipCategory: String? = nil,
+        sampleHash: String? = nil
     ) {
         self.path = path
         self.root = root
@@ -55,6 +72,7 @@ public struct FileRow: Sendable, Equatable {
         self.facts = facts
         self.probeVersion = probeVersion
         self.skipCategory = skipCategory
+        self.sampleHash = sampleHash
     }
 }
 
@@ -136,6 +154,9 @@ public struct FolderCommit: Sendable {
     public var errors: [ErrorInput]
     /// The title of a Google Takeout album `metadata.json` in this folder (nil: none), when re-assembled.
     public var takeoutAlbumTitle: String?
+    /// Stored files (of other folders) whose partial hash was completed to a full one for this commit: their
+    /// `file` and `resource` rows get the full hash in the same transaction.
+    public var completedHashes: [CompletedHash] = []
 
     public init(runID: Int64, root: String, dir: String, files: [FileRow], vanished: [String], assets: [AssetInput]?, errors: [ErrorInput]) {
         self.runID = runID
@@ -145,6 +166,19 @@ public struct FolderCommit: Sendable {
         self.vanished = vanished
         self.assets = assets
         self.errors = errors
+    }
+}
+
+/// A stored file's partial content hash completed to a full one (see `FileRow.sampleHash`).
+public struct CompletedHash: Sendable, Equatable {
+    public var path: String
+    public var partial: String
+    public var full: String
+
+    public init(path: String, partial: String, full: String) {
+        self.path = path
+        self.partial = partial
+        self.full = full
     }
 }
 

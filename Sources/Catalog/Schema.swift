@@ -250,6 +250,19 @@ enum Schema {
                     arguments: ["catalog upgraded to store probe facts: every file is read once more by this ingest; later rules changes need no re-reading"])
             }
         }
+        m.registerMigration("speed: file.sample_hash (--hash sampled|none), vanishing assets index") { db in
+            // The partial hash of a file hashed with `--hash sampled|none`: files that share it are hashed in
+            // full (content_hash), and it is kept so that later look-alikes and duplicates are still found by it.
+            // NULL for files hashed with `--hash full`. The identities (device, inode) sharing a partial hash
+            // are read from the index alone. Assets whose files vanished are few: a partial index finds them
+            // (a move is looked for among them) without scanning every asset of a content hash.
+            try db.execute(
+                sql: """
+                    ALTER TABLE file ADD COLUMN sample_hash TEXT;
+                    CREATE INDEX file_sample_hash ON file(sample_hash, device, inode);
+                    CREATE INDEX asset_vanishing ON asset(id) WHERE pending_vanish = 1 OR trashed_at IS NOT NULL;
+                    """)
+        }
         return m
     }
 }

@@ -1,53 +1,152 @@
 import CXXHash
+import Synchronization
 
-/// Content hashes for identity: XXH3-128 (libxxhash), hex.
+/// How much of each file an ingest hashes (`shoebox ingest --hash`).
+public enum HashMode: String, Sendable, CaseIterable {
+    /// Every byte of files up to `ContentHasher.fullHashLimit` (`xxh128:`); larger files from their size and
+    /// 16 windows (`xxh128s:`).
+    case full
+    /// The size and three windows (head, middle, tail; `xxh128w:`), the way fclones and czkawka find
+    /// duplicate candidates; files that share a sampled hash are then hashed in full.
+    case sampled
+    /// No hashing pass: the size and the first window only (`xxh128h:`), bytes the probe has just read.
+    /// Files that share it are hashed in full, as in `sampled`.
+    case none
+}
+
+/// Content hashes for identity: XXH3-128 (libxxhash), hex, prefixed with how much was hashed.
 ///
-/// Files up to `fullHashLimit` are hashed whole. Larger files (videos) are hashed from their size and
-/// 16 evenly spaced 1 MiB windows including the first and last, so an ingest never reads gigabytes to
-/// recognise a moved file; the hash text says which (`xxh128:` or `xxh128s:`).
+/// - `xxh128:` every byte (full mode up to `fullHashLimit`; any mode for a file its windows cover whole).
+/// - `xxh128s:` size + 16 evenly spaced 1 MiB windows (full mode, larger files: a re-ingest never reads
+///   gigabytes to recognise a moved file).
+/// - `xxh128w:` size + head, middle and tail `sampleWindow`s (sampled mode).
+/// - `xxh128h:` size + the head `sampleWindow` (mode none).
+///
+/// Bytes are read straight into pooled buffers (no allocation per read), so one hash is one pass over what
+/// it covers. See docs/catalog.md, "Content hashes".
 public enum ContentHasher {
     public static let fullHashLimit: UInt64 = 64 << 20
     static let window = 1 << 20
+    /// The window of the sampled (`xxh128w:`) and head (`xxh128h:`) hashes.
+    public static let sampleWindow = 64 << 10
 
-    public static func hash(path: String, deadline: Deadline? = nil) throws(ProbeError) -> String {
-        try hash(FileSource(path: path, deadline: deadline))
+    public static func hash(path: String, mode: HashMode = .full, deadline: Deadline? = nil) throws(ProbeError) -> String {
+        try hash(FileSource(path: path, deadline: deadline), mode: mode)
     }
 
-    public static func hash(_ source: any ByteSource) throws(ProbeError) -> String {
-        guard let state = XXH3_createState() else { throw ProbeError(.library, "out of memory", function: "XXH3_createState") }
-        defer { XXH3_freeState(state) }
-        guard XXH3_128bits_reset(state) == XXH_OK else { throw ProbeError(.library, "reset failed", function: "XXH3_128bits_reset") }
+    /// Whether a hash covers every byte of its file (`xxh128:`): equal full hashes mean equal files.
+    public static func isComplete(_ hash: String) -> Bool { hash.hasPrefix("xxh128:") }
+
+    /// Whether a hash is one of the partial identities of `sampled`/`none` (`xxh128w:`, `xxh128h:`): files
+    /// that share one are hashed in full to tell duplicates from look-alikes.
+    public static func isPartial(_ hash: String) -> Bool { hash.hasPrefix("xxh128w:") || hash.hasPrefix("xxh128h:") }
+
+    public static func hash(_ source: any ByteSource, mode: HashMode = .full) throws(ProbeError) -> String {
         let size = source.size
-        func feed(_ bytes: [UInt8]) throws(ProbeError) {
-            let rc = bytes.withUnsafeBytes { XXH3_128bits_update(state, $0.baseAddress, $0.count) }
-            guard rc == XXH_OK else { throw ProbeError(.library, "update failed", function: "XXH3_128bits_update") }
-        }
-        var sampled = false
-        if size <= fullHashLimit {
-            var offset: UInt64 = 0
-            while offset < size {
-                let chunk = try source.read(at: offset, count: 4 * window)
-                if chunk.isEmpty { break }
-                try feed(chunk)
-                offset += UInt64(chunk.count)
-            }
-        } else {
-            sampled = true
-            var sizeBytes = [UInt8](repeating: 0, count: 8)
-            for i in 0..<8 { sizeBytes[i] = UInt8((size >> (8 * UInt64(i))) & 0xFF) }
-            try feed(sizeBytes)
+        var state = try State()
+        defer { state.free() }
+        let prefix: String
+        switch mode {
+        case .full where size <= fullHashLimit:
+            try state.feed(source, from: 0, count: size)
+            prefix = "xxh128:"
+        case .full:
+            try state.feedSize(size)
             let n: UInt64 = 16
-            for k in 0..<n {
-                let offset = (size - UInt64(window)) * k / (n - 1)
-                try feed(try source.read(at: offset, count: window))
+            for k in 0..<n { try state.feed(source, from: (size - UInt64(window)) * k / (n - 1), count: UInt64(window)) }
+            prefix = "xxh128s:"
+        case .sampled where size <= 3 * UInt64(sampleWindow), .none where size <= UInt64(sampleWindow):
+            try state.feed(source, from: 0, count: size)  // the windows would cover it whole: a full hash
+            prefix = "xxh128:"
+        case .sampled:
+            let w = UInt64(sampleWindow)
+            try state.feedSize(size)
+            for offset in [0, (size - w) / 2, size - w] { try state.feed(source, from: offset, count: w) }
+            prefix = "xxh128w:"
+        case .none:
+            try state.feedSize(size)
+            try state.feed(source, from: 0, count: UInt64(sampleWindow))
+            prefix = "xxh128h:"
+        }
+        return prefix + state.digest()
+    }
+
+    /// One XXH3-128 state fed from a source through a pooled buffer.
+    struct State {
+        let state: OpaquePointer
+
+        init() throws(ProbeError) {
+            guard let s = XXH3_createState() else { throw ProbeError(.library, "out of memory", function: "XXH3_createState") }
+            guard XXH3_128bits_reset(s) == XXH_OK else {
+                XXH3_freeState(s)
+                throw ProbeError(.library, "reset failed", function: "XXH3_128bits_reset")
+            }
+            state = s
+        }
+
+        func free() { XXH3_freeState(state) }
+
+        func update(_ p: UnsafeRawPointer?, _ n: Int) throws(ProbeError) {
+            guard XXH3_128bits_update(state, p, n) == XXH_OK else {
+                throw ProbeError(.library, "update failed", function: "XXH3_128bits_update")
             }
         }
-        let h = XXH3_128bits_digest(state)
-        return (sampled ? "xxh128s:" : "xxh128:") + hex64(h.high64) + hex64(h.low64)
+
+        func feedSize(_ size: UInt64) throws(ProbeError) {
+            var le = size.littleEndian
+            try withUnsafeBytes(of: &le) { (b: UnsafeRawBufferPointer) throws(ProbeError) in try update(b.baseAddress, 8) }
+        }
+
+        /// Feeds `count` bytes from `offset` (fewer when the file ends first).
+        func feed(_ source: any ByteSource, from offset: UInt64, count: UInt64) throws(ProbeError) {
+            try ContentHasher.buffers.withBuffer { (buf: UnsafeMutableRawBufferPointer) throws(ProbeError) in
+                var pos = offset
+                let end = offset + count
+                while pos < end {
+                    let want = Int(min(UInt64(buf.count), end - pos))
+                    let n = try source.read(at: pos, into: UnsafeMutableRawBufferPointer(rebasing: buf[0..<want]))
+                    if n == 0 { break }
+                    try update(buf.baseAddress, n)
+                    pos += UInt64(n)
+                }
+            }
+        }
+
+        func digest() -> String {
+            let h = XXH3_128bits_digest(state)
+            return ContentHasher.hex64(h.high64) + ContentHasher.hex64(h.low64)
+        }
     }
+
+    /// Read buffers kept between hashes (one per worker at a time): no allocation or page fault per file.
+    static let buffers = BufferPool(size: 1 << 20)
 
     static func hex64(_ v: UInt64) -> String {
         let s = String(v, radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s
+    }
+}
+
+/// Fixed-size raw buffers lent out one at a time and kept for the next borrower.
+final class BufferPool: Sendable {
+    /// A buffer owned by the pool while it is in the free list (lent to one borrower at a time).
+    struct Owned: @unchecked Sendable { let buffer: UnsafeMutableRawBufferPointer }
+
+    let size: Int
+    private let free = Mutex<[Owned]>([])
+
+    init(size: Int) { self.size = size }
+
+    func withBuffer<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        let owned = free.withLock { $0.popLast() } ?? Owned(buffer: .allocate(byteCount: size, alignment: 64))
+        defer {
+            let kept = free.withLock { list -> Bool in
+                guard list.count < 16 else { return false }
+                list.append(owned)
+                return true
+            }
+            if !kept { owned.buffer.deallocate() }
+        }
+        return try body(owned.buffer)
     }
 }

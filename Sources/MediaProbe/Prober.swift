@@ -41,20 +41,29 @@ public struct Prober: Sendable {
     /// Probes a file. With a `deadline`, reads (ours and libavformat's) stop once it passes and the report
     /// carries a `timed-out` error.
     public func probe(path: String, deadline: Deadline? = nil) -> ProbeReport {
+        probe(path: path, deadline: deadline, hash: nil).report
+    }
+
+    /// Probes a file and, with a `mode`, hashes it when it is media (a known kind, not skipped, not timed
+    /// out) through the same open file: one open, and the probe reads headers and tails only, so the hash
+    /// is the one pass over the file's bytes.
+    public func probe(path: String, deadline: Deadline? = nil, hash mode: HashMode?) -> (report: ProbeReport, hash: String?) {
         let source: FileSource
         do {
             source = try FileSource(path: path, deadline: deadline)
         } catch {
             var r = ProbeReport(path: path, fileSize: 0, kind: .unknown)
             r.fail(.open, error.description)
-            return r
+            return (r, nil)
         }
         var ctx = ProbeContext(source: source, path: path, options: options, onDisk: true)
         ctx.deadline = deadline
         ctx.run()
         var r = ctx.report
         r.fileModified = FileDate(local: FileDate.utcText(source.modificationTime), offsetSeconds: 0)
-        return r
+        let timedOut = r.issues.contains { $0.severity == .error && $0.reason.hasPrefix(ProbeError.Code.timedOut.rawValue) }
+        guard let mode, r.notMedia == nil, !timedOut, r.kind != .unknown, r.kind != .empty else { return (r, nil) }
+        return (r, try? ContentHasher.hash(source, mode: mode))
     }
 
     /// Probes bytes from any source. `onDisk` allows the C libraries (which open the path themselves).

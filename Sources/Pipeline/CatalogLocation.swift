@@ -101,6 +101,8 @@ public struct IngestScope: Codable, Sendable, Equatable {
     public var exclude: [String]
     public var includeHidden: Bool
     public var followSymlinks: Bool
+    /// `--hash` of the run (`full`, `sampled`, `none`); absent in scopes stored before it existed (full).
+    public var hash: String?
 
     public init(
         roots: [String], include: [String] = [], exclude: [String] = [], includeHidden: Bool = false, followSymlinks: Bool = true

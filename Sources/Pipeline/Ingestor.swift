@@ -44,6 +44,9 @@ public struct IngestOptions: Sendable {
     public var rules = DerivationRules.current
     /// Re-derive every folder from its stored facts even when the rules did not change.
     public var rederive = false
+    public typealias HashMode = MediaProbe.HashMode
+    /// How much of each file is hashed (`--hash`; see `HashMode` and docs/catalog.md).
+    public var hashMode: HashMode = .full
 
     public init(roots: [String], concurrency: Int) {
         self.roots = roots
@@ -249,7 +252,8 @@ public final class Ingestor: Sendable {
                     ready[i] = prepared
                     while let r = ready.removeValue(forKey: emit) {
                         emit += 1
-                        if let c = r.commit {
+                        if var c = r.commit {
+                            try completePartialHashes(&c)
                             summary.count(try catalog.commitFolder(c))
                             summary.foldersChanged += 1
                         }
@@ -433,15 +437,16 @@ public final class Ingestor: Sendable {
         // Probe and hash what is new or changed on the shared pool, under the per-file time budget, in file order.
         let prober = Prober(options: options.probeOptions)
         let hook = options.beforeProbe
+        let mode = options.hashMode
         let probed: [(file: FolderBatch.File, report: ProbeReport, hash: String?)] = await pool.runBatch(
             toProbe,
             { f, deadline in
                 hook?(f.path)
-                let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline)
-                var hash: String?
-                if f.error == nil, report.notMedia == nil, !report.timedOut, report.kind != .unknown, report.kind != .empty {
-                    hash = try? ContentHasher.hash(path: f.path, deadline: deadline)
+                guard f.error == nil else {
+                    return (f, ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline), nil)
                 }
+                // One open: the probe reads headers and tails, the hash (media only) streams the file once.
+                let (report, hash) = prober.probe(path: f.path, deadline: deadline, hash: mode)
                 return (f, report, hash)
             },
             abandoned: { f, budget in (f, ProbeRunner.abandonedReport(f.path, budget: budget), nil) },
@@ -479,7 +484,7 @@ public final class Ingestor: Sendable {
                 FileRow(
                     path: f.path, root: root, dir: batch.dir, fingerprint: fp, contentHash: hash, kind: c.kind.rawValue,
                     role: c.role.rawValue, status: status, lastError: note, facts: facts, probeVersion: facts == nil ? nil : Prober.version,
-                    skipCategory: notMedia?.category))
+                    skipCategory: notMedia?.category, sampleHash: hash.flatMap { ContentHasher.isPartial($0) ? $0 : nil }))
         }
         for (row, report) in known {
             if let h = row.contentHash { hashes[row.path] = h }
@@ -493,6 +498,58 @@ public final class Ingestor: Sendable {
         prepared.commit = commit
         prepared.orphans = orphans
         return prepared
+    }
+
+    /// `--hash sampled|none`: a partial hash names duplicate candidates. The new files of a commit whose
+    /// partial hash another file shares — a stored one, or another of the commit, of another inode (hard
+    /// links are one file) — are hashed in full, and so are the stored ones not yet completed (in the
+    /// commit's transaction: `completedHashes`). When fewer than two of them can be read (the other one
+    /// moved away), nothing is completed, so the partial hash still matches the moved file's asset.
+    func completePartialHashes(_ c: inout FolderCommit) throws {
+        let fresh = c.files.indices.filter { c.files[$0].facts != nil && c.files[$0].sampleHash != nil }
+        guard !fresh.isEmpty else { return }
+        let partials = Set(fresh.map { c.files[$0].sampleHash! })
+        let freshPaths = Set(fresh.map { c.files[$0].path })
+        var identities: [String: Set<FileIdentity>] = [:]
+        for i in fresh { identities[c.files[i].sampleHash!, default: []].insert(FileIdentity(c.files[i].fingerprint)) }
+        let stored = try catalog.files(sharingPartialHashes: identities).filter { !freshPaths.contains($0.path) }
+        var completed: [String: String] = [:]  // path of a new file → its full hash
+        for h in partials {
+            let new = fresh.filter { c.files[$0].sampleHash == h }
+            let old = stored.filter { $0.sampleHash == h }
+            let inodes = Set(new.map { FileIdentity(c.files[$0].fingerprint) }).union(old.map { FileIdentity($0.fingerprint) })
+            guard inodes.count > 1 else { continue }
+            var fullNew: [(Int, String)] = []
+            var fullOld: [CompletedHash] = []
+            var readable = Set<FileIdentity>()
+            for i in new {
+                guard let full = try? ContentHasher.hash(path: c.files[i].path, mode: .full) else { continue }
+                fullNew.append((i, full))
+                readable.insert(FileIdentity(c.files[i].fingerprint))
+            }
+            for r in old {
+                if let ch = r.contentHash, ch != h {  // completed earlier
+                    readable.insert(FileIdentity(r.fingerprint))
+                } else if let full = try? ContentHasher.hash(path: r.path, mode: .full) {
+                    fullOld.append(CompletedHash(path: r.path, partial: h, full: full))
+                    readable.insert(FileIdentity(r.fingerprint))
+                }
+            }
+            guard readable.count > 1 else { continue }
+            for (i, full) in fullNew {
+                c.files[i].contentHash = full
+                completed[c.files[i].path] = full
+            }
+            c.completedHashes += fullOld
+        }
+        guard !completed.isEmpty, var assets = c.assets else { return }
+        for k in assets.indices {
+            let base = assets[k].root.hasSuffix("/") ? assets[k].root : assets[k].root + "/"
+            for (n, r) in assets[k].asset.resources.enumerated() where n < assets[k].resourceHashes.count {
+                if let full = completed[base + r.path] { assets[k].resourceHashes[n] = full }
+            }
+        }
+        c.assets = assets
     }
 
     /// A stored file's judgement from its facts, and its row rewritten when a derived column (role, kind)

@@ -71,6 +71,8 @@ enum SummaryFormat: String, ExpressibleByArgument {
     case text, json
 }
 
+extension IngestOptions.HashMode: ExpressibleByArgument {}
+
 enum ProgressMode: String, ExpressibleByArgument {
     case auto, json, none
 }
@@ -161,6 +163,9 @@ struct IngestCommand: AsyncParsableCommand {
 
     @Flag(help: "Exit 1 when any file is damaged, not only when one failed.")
     var strict = false
+
+    @Option(help: "Content hashes: full (every byte), sampled (size + head/middle/tail windows; files that share one are hashed in full) or none (size + the head the probe read; likewise). See docs/catalog.md.")
+    var hash: IngestOptions.HashMode?
 
     @Flag(help: "Derive every folder again from its stored facts (automatic when the rules changed since the last run).")
     var rederive = false
@@ -265,6 +270,9 @@ struct IngestCommand: AsyncParsableCommand {
         options.countFirst = reporter.wantsTotal
         options.ownPaths = Set([catalogPath].map(Ingestor.absolutePath) + [options.thumbnails?.outputDirectory.path].compactMap { $0 })
         options.rederive = rederive
+        // The hash mode of the stored scope when none is given: one catalog, one kind of identity.
+        options.hashMode = hash ?? (scope.hash ?? stored?.hash).flatMap(IngestOptions.HashMode.init(rawValue:)) ?? .full
+        scope.hash = options.hashMode.rawValue
         let stop = StopSignal.install()
         options.stopRequested = { stop.requested }
         guard let catalog, !dryRun else {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// JPEG segment reader: SOF size, APP1 Exif, APP1 XMP (+ Extended XMP), APP2 MPF, data after EOI.
 public enum JPEGReader {
     public struct Result: Sendable, Equatable {
@@ -130,6 +136,12 @@ public enum JPEGReader {
                 }
             case 0xDA:
                 if r.facts.scanOffset == nil { r.facts.scanOffset = markerPos }
+                // The end of the image from the tail, without walking the entropy-coded data; only a file whose
+                // end does not prove its EOI (cut, or an unknown trailer) is scanned.
+                if r.facts.width != nil, r.facts.height != 0, let eoi = try endOfImageFromTail(source, after: segEnd, mpf: r.facts.mpfImages) {
+                    r.facts.endOfImage = eoi
+                    break scan
+                }
                 guard let (next, _) = try scanForMarker(source, from: segEnd) else {
                     r.damage.append("JPEG: no EOI marker after the scan at offset \(markerPos)")
                     break scan
@@ -166,6 +178,31 @@ public enum JPEGReader {
         return s.count == 1 ? "0" + s : s
     }
 
+    /// The offset just after the primary image's EOI when the file's tail proves it, else nil (scan).
+    ///
+    /// Entropy-coded data never holds `FF D9` (an FF there is followed by 00 or RSTn), so a file that ends
+    /// in `FF D9` ends with an EOI marker. With an MPF index, the primary image is its first entry (offset
+    /// 0, its length): its last two bytes must be `FF D9`, every later image must start with `FF D8` and the
+    /// last must end at (or, with a trailer, before) the end of the file — the same EOI a scan finds.
+    static func endOfImageFromTail(_ source: any ByteSource, after scanStart: UInt64, mpf: [MPFImage]) throws(ProbeError) -> UInt64? {
+        let size = source.size
+        guard size >= scanStart + 2 else { return nil }
+        if let primary = mpf.first(where: { $0.range.offset == 0 }), mpf.count > 1 {
+            let end = primary.range.length
+            guard end >= scanStart + 2, end <= size, try source.read(at: end - 2, count: 2) == [0xFF, 0xD9] else { return nil }
+            for img in mpf where img.range.offset != 0 {
+                guard img.range.offset >= end, img.range.end <= size, try source.read(at: img.range.offset, count: 2) == [0xFF, 0xD8]
+                else { return nil }
+            }
+            // The first secondary image follows the primary's EOI directly (nothing a scan would see between).
+            let next = mpf.filter { $0.range.offset != 0 }.map(\.range.offset).min() ?? size
+            guard next == end else { return nil }
+            return end
+        }
+        guard mpf.count <= 1, try source.read(at: size - 2, count: 2) == [0xFF, 0xD9] else { return nil }
+        return size
+    }
+
     /// Finds the next marker in entropy-coded data: an FF followed by neither 00, FF nor RSTn.
     /// Returns the offset of that FF and the marker byte; nil when none is found within `limit` bytes.
     static func scanForMarker(_ source: any ByteSource, from start: UInt64, limit: UInt64 = .max) throws(ProbeError) -> (UInt64, UInt8)? {
@@ -174,15 +211,21 @@ public enum JPEGReader {
         while pos < end {
             let chunk = try source.read(at: pos, count: scanChunk)
             guard chunk.count >= 2 else { return nil }
-            var i = 0
             let last = chunk.count - 1
-            while i < last {
-                if chunk[i] == 0xFF {
-                    let m = chunk[i + 1]
-                    if m != 0x00 && m != 0xFF && !(0xD0...0xD7).contains(m) { return (pos + UInt64(i), m) }
+            let found: Int? = chunk.withUnsafeBufferPointer { b in
+                guard let base = b.baseAddress else { return nil }
+                var i = 0
+                while i < last {
+                    // memchr finds the next FF at memory speed; most of entropy-coded data has none.
+                    guard let p = memchr(base + i, 0xFF, last - i) else { return nil }
+                    i = base.distance(to: p.assumingMemoryBound(to: UInt8.self))
+                    let m = base[i + 1]
+                    if m != 0x00 && m != 0xFF && !(0xD0...0xD7).contains(m) { return i }
+                    i += 1
                 }
-                i += 1
+                return nil
             }
+            if let i = found { return (pos + UInt64(i), chunk[i + 1]) }
             pos += UInt64(last)  // re-read the last byte: it may be an FF whose marker is in the next chunk
         }
         return nil

@@ -12,9 +12,17 @@ public protocol ByteSource: Sendable {
     var size: UInt64 { get }
     /// Up to `count` bytes from `offset`; fewer when the end is reached.
     func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8]
+    /// Up to `buffer.count` bytes from `offset` into `buffer` (no allocation); the number read, 0 at the end.
+    func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(ProbeError) -> Int
 }
 
 extension ByteSource {
+    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(ProbeError) -> Int {
+        let bytes = try read(at: offset, count: buffer.count)
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        return bytes.count
+    }
+
     /// Exactly `count` bytes from `offset`, or a truncation error naming `what`.
     public func readExactly(at offset: UInt64, count: Int, what: String) throws(ProbeError) -> [UInt8] {
         let bytes = try read(at: offset, count: count)
@@ -89,14 +97,29 @@ public final class FileSource: ByteSource {
 
     public func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8] {
         guard count > 0, offset < size else { return [] }
-        try deadline?.check("reading at offset \(offset)")
         let n = Int(min(UInt64(count), size - offset))
-        var out = [UInt8](repeating: 0, count: n)
+        var failure: ProbeError?
+        // Filled in place by pread: no zero-fill before the read, no copy after it.
+        let out = [UInt8](unsafeUninitializedCapacity: n) { buf, initialized in
+            do throws(ProbeError) {
+                initialized = try read(at: offset, into: UnsafeMutableRawBufferPointer(buf))
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return out
+    }
+
+    /// The corresponding C function is `pread` (retried on `EINTR`; short only at the end of the file).
+    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(ProbeError) -> Int {
+        guard buffer.count > 0, offset < size, let base = buffer.baseAddress else { return 0 }
+        try deadline?.check("reading at offset \(offset)")
+        let n = Int(min(UInt64(buffer.count), size - offset))
         var done = 0
         while done < n {
-            let r = out.withUnsafeMutableBytes { buf in
-                pread(fd, buf.baseAddress! + done, n - done, off_t(offset) + off_t(done))
-            }
+            let r = pread(fd, base + done, n - done, off_t(offset) + off_t(done))
             if r < 0 {
                 if errno == EINTR { continue }
                 throw ProbeError(.ioError, "read failed at offset \(offset + UInt64(done)): \(String(cString: strerror(errno)))", function: "pread")
@@ -104,8 +127,7 @@ public final class FileSource: ByteSource {
             if r == 0 { break }  // the file shrank under us
             done += r
         }
-        if done < n { out.removeSubrange(done...) }
-        return out
+        return done
     }
 
     static func describeMode(_ mode: mode_t) -> String {

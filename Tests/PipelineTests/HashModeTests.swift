@@ -1,0 +1,133 @@
+import Catalog
+import Foundation
+import MediaProbe
+import Testing
+
+@testable import Pipeline
+
+/// `--hash sampled|none`: partial hashes name duplicate candidates; files that share one are hashed in full,
+/// so exact duplicates and look-alikes are told apart, and moves are still followed.
+@Suite(.serialized) struct HashModeTests {
+    typealias Scratch = IngestTests.Scratch
+
+    /// A baseline JPEG of `size` bytes: SOF0 (16×16), SOS, entropy-coded bytes (no FF), EOI. `mark` sets the
+    /// entropy byte at that offset to 0x01 (a file of the same size and windows that differs there).
+    static func jpeg(size: Int, seed: Int = 0, mark: Int? = nil) -> [UInt8] {
+        var b: [UInt8] = [0xFF, 0xD8]
+        b += [0xFF, 0xC0, 0x00, 0x11, 0x08, 0x00, 0x10, 0x00, 0x10, 0x03, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]
+        b += [0xFF, 0xDA, 0x00, 0x0C, 0x03, 1, 0x00, 2, 0x11, 3, 0x11, 0x00, 0x3F, 0x00]
+        let body = size - b.count - 2
+        b.reserveCapacity(size)
+        for i in 0..<body { b.append(UInt8((i &* 131 &+ seed) % 251)) }  // never FF
+        b += [0xFF, 0xD9]
+        if let mark { b[mark] = b[mark] == 0x01 ? 0x02 : 0x01 }
+        return b
+    }
+
+    static func ingest(_ root: String, _ catalog: Catalog, mode: HashMode) async throws -> IngestSummary {
+        var o = IngestOptions(roots: [root], concurrency: 2)
+        o.hashMode = mode
+        o.organize = false
+        return try await Ingestor(options: o, catalog: catalog).run()
+    }
+
+    static func row(_ catalog: Catalog, _ path: String) throws -> FileRow {
+        try #require(try catalog.files(inDirectory: (path as NSString).deletingLastPathComponent).first { $0.path == path })
+    }
+
+    @Test func sampledAndHeadHashesCoverOnlyTheirWindows() throws {
+        let size = 400_000
+        let a = Self.jpeg(size: size)
+        let b = Self.jpeg(size: size, mark: 100_000)  // outside head [0, 64K), middle, tail windows
+        let w = ContentHasher.sampleWindow
+        #expect(100_000 >= w && 100_000 < (size - w) / 2)
+        let sa = try ContentHasher.hash(MemorySource(a), mode: .sampled)
+        #expect(sa.hasPrefix("xxh128w:"))
+        #expect(sa == (try ContentHasher.hash(MemorySource(b), mode: .sampled)))
+        #expect(try ContentHasher.hash(MemorySource(a), mode: .none) == (try ContentHasher.hash(MemorySource(b), mode: .none)))
+        #expect(try ContentHasher.hash(MemorySource(a), mode: .full) != (try ContentHasher.hash(MemorySource(b), mode: .full)))
+        // A change in the middle window changes the sampled hash; a change past the head, not the head hash.
+        let c = Self.jpeg(size: size, mark: size / 2)
+        #expect(try ContentHasher.hash(MemorySource(c), mode: .sampled) != sa)
+        #expect(try ContentHasher.hash(MemorySource(c), mode: .none) == (try ContentHasher.hash(MemorySource(a), mode: .none)))
+        // Files the windows cover whole get the full hash in every mode.
+        let small = Self.jpeg(size: 50_000)
+        let full = try ContentHasher.hash(MemorySource(small), mode: .full)
+        #expect(full.hasPrefix("xxh128:"))
+        #expect(try ContentHasher.hash(MemorySource(small), mode: .sampled) == full)
+        #expect(try ContentHasher.hash(MemorySource(small), mode: .none) == full)
+        // The streamed hash of a file equals the hash of its bytes in memory.
+        let s = try Scratch()
+        let path = try s.write("a.jpg", a)
+        #expect(try ContentHasher.hash(path: path, mode: .full) == (try ContentHasher.hash(MemorySource(a), mode: .full)))
+    }
+
+    @Test(arguments: [HashMode.sampled, .none])
+    func duplicatesAndLookAlikesAreHashedInFull(_ mode: HashMode) async throws {
+        let s = try Scratch()
+        let size = 400_000
+        let x = try s.write("a/x.jpg", Self.jpeg(size: size))
+        let y = try s.write("b/y.jpg", Self.jpeg(size: size))  // an exact copy (another inode)
+        let z = try s.write("b/z.jpg", Self.jpeg(size: size, mark: 100_000))  // same size and windows, other middle
+        let lone = try s.write("b/lone.jpg", Self.jpeg(size: size, seed: 7))  // shares nothing: stays partial
+        let catalog = try Catalog(path: s.catalogPath)
+        let summary = try await Self.ingest(s.root, catalog, mode: mode)
+        #expect(summary.errors == 0)
+        let (rx, ry, rz, rl) = (try Self.row(catalog, x), try Self.row(catalog, y), try Self.row(catalog, z), try Self.row(catalog, lone))
+        let fullX = try ContentHasher.hash(path: x, mode: .full)
+        #expect(rx.contentHash == fullX && ry.contentHash == fullX)  // duplicates: equal full hashes
+        #expect(rz.contentHash == (try ContentHasher.hash(path: z, mode: .full)) && rz.contentHash != fullX)  // look-alike
+        #expect(rx.sampleHash != nil && rx.sampleHash == ry.sampleHash && ry.sampleHash == rz.sampleHash)
+        #expect(rl.contentHash == rl.sampleHash && rl.contentHash.map(ContentHasher.isPartial) == true)
+        // Resources carry the completed hashes; every asset has its own cloud identifier.
+        let assets = try catalog.allAssets()
+        #expect(assets.count == 4)
+        #expect(Set(assets.map(\.cloudIdentifier)).count == 4)
+        #expect(assets.first { $0.asset.id == "a/x.jpg" }?.resourceHashes.first == fullX)
+        #expect(assets.first { $0.asset.id == "b/y.jpg" }?.resourceHashes.first == fullX)
+
+        // A copy arriving in a later run completes the stored file it duplicates (file and resource rows).
+        let w = try s.write("c/w.jpg", Self.jpeg(size: size, seed: 7))
+        _ = try await Self.ingest(s.root, catalog, mode: mode)
+        let fullLone = try ContentHasher.hash(path: lone, mode: .full)
+        #expect(try Self.row(catalog, lone).contentHash == fullLone)
+        #expect(try Self.row(catalog, w).contentHash == fullLone)
+        #expect(try catalog.allAssets().first { $0.asset.id == "b/lone.jpg" }?.resourceHashes.first == fullLone)
+    }
+
+    @Test(arguments: [HashMode.full, .sampled, .none])
+    func movesKeepTheirIdentifiers(_ mode: HashMode) async throws {
+        let s = try Scratch()
+        let size = 300_000
+        try s.write("a/stays.jpg", Self.jpeg(size: size, seed: 3))  // the folder is still there, committed before b/
+        let renamed = try s.write("a/one.jpg", Self.jpeg(size: size, seed: 1))
+        let copied = try s.write("a/two.jpg", Self.jpeg(size: size, seed: 2))
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(s.root, catalog, mode: mode)
+        let before = Dictionary(uniqueKeysWithValues: try catalog.allAssets().map { ($0.asset.id, $0.localIdentifier) })
+        // A rename into another folder (same inode), and a copy elsewhere whose original is removed (another inode).
+        try FileManager.default.createDirectory(atPath: s.root + "/b", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: renamed, toPath: s.root + "/b/uno.jpg")
+        try FileManager.default.copyItem(atPath: copied, toPath: s.root + "/b/dos.jpg")
+        try FileManager.default.removeItem(atPath: copied)
+        let summary = try await Self.ingest(s.root, catalog, mode: mode)
+        let after = try catalog.allAssets()
+        #expect(after.count == 3)
+        #expect(after.first { $0.asset.id == "b/uno.jpg" }?.localIdentifier == before["a/one.jpg"])
+        #expect(after.first { $0.asset.id == "b/dos.jpg" }?.localIdentifier == before["a/two.jpg"])
+        #expect(summary.inserted == 0 && summary.deleted == 0)
+    }
+}
+
+extension IngestTests.Scratch {
+    var root: String { url.appendingPathComponent("root").path }
+
+    /// Writes `bytes` at `rel` under `root` (folders made as needed); returns the absolute path.
+    @discardableResult
+    func write(_ rel: String, _ bytes: [UInt8]) throws -> String {
+        let path = root + "/" + rel
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}
