@@ -91,6 +91,7 @@ import Testing
                     "*.PNG"
                   ],
                   "followSymlinks" : true,
+                  "hash" : "full",
                   "include" : [
 
                   ],
