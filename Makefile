@@ -5,7 +5,7 @@ APT_PACKAGES := libexif-dev libheif-dev libavformat-dev libavcodec-dev libswscal
                 strace python3
 SWIFT ?= swift
 
-.PHONY: deps build release demo test bench clean
+.PHONY: deps build release install demo test bench clean
 
 # Installs the Debian packages that are missing (needs root or sudo; a no-op when all are present).
 deps:
@@ -20,8 +20,19 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The release binary links the Swift runtime statically (start-up: fewer shared objects to map). The media
+# libraries are not linked at all: they are loaded when first used (docs/architecture.md, "Lazy media
+# libraries"); where only the runtime packages are installed, they are named one by one (Dockerfile).
+RELEASE_FLAGS := -c release --static-swift-stdlib --product shoebox
+PREFIX ?= /usr/local
+
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+# Builds and installs the release binary as $(DESTDIR)$(PREFIX)/bin/shoebox (no apt: the Docker build runs it).
+install:
+	$(SWIFT) build $(RELEASE_FLAGS)
+	install -D -m 755 "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/shoebox" "$(DESTDIR)$(PREFIX)/bin/shoebox"
 
 # Builds, then runs the main job on the bundled sample: assemble it, ingest it into a catalog, show
 # what the catalog holds. (The sample contains deliberately broken files: exit status 1 is expected.)
