@@ -119,7 +119,7 @@ let package = Package(
             swiftSettings: vipsHeaders),
         .testTarget(
             name: "ShoeboxCLITests",
-            dependencies: ["shoebox", "Catalog", "MediaProbe", "TestSupport"],
+            dependencies: ["shoebox", "Assemble", "Catalog", "MediaProbe", "PhotoModel", "TestSupport"],
             swiftSettings: vipsHeaders),
     ],
     swiftLanguageModes: [.v6]

@@ -231,18 +231,23 @@ enum QueryOutput {
         let out = BufferedOutput()
         defer { out.flush() }
         let cols = fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? defaultFields
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.withoutEscapingSlashes]
         switch format {
         case .json:
-            out.write(Data("[".utf8))
+            var w = AssetRowWriter()
+            w.raw("[")
             try result.enumerate { i, s in
-                out.write(Data((i == 0 ? "\n" : ",\n").utf8))
-                out.write(try enc.encode(Document(s)))
+                w.raw(i == 0 ? "\n" : ",\n")
+                w.object(s)
             }
-            out.write(Data((result.count == 0 ? "]\n" : "\n]\n").utf8))
+            w.raw(result.count == 0 ? "]\n" : "\n]\n")
+            w.flush()
         case .ndjson:
-            try result.enumerate { _, s in out.write(try enc.encode(Document(s)) + Data("\n".utf8)) }
+            var w = AssetRowWriter()
+            try result.enumerate { _, s in
+                w.object(s)
+                w.raw("\n")
+            }
+            w.flush()
         case .csv:
             out.write(Data((cols.joined(separator: ",") + "\n").utf8))
             try result.enumerate { _, s in
@@ -265,27 +270,6 @@ enum QueryOutput {
             for r in rows { print(line(r)) }
             print("\(result.count) asset\(result.count == 1 ? "" : "s")")
         }
-    }
-
-    struct Document: Encodable {
-        let localIdentifier: String
-        let cloudIdentifier: String
-        let asset: AssetJSON
-
-        init(_ s: StoredAsset) {
-            localIdentifier = s.localIdentifier
-            cloudIdentifier = s.cloudIdentifier
-            asset = AssetJSON(AssembledAsset(asset: s.asset, metadataSources: s.metadataSources.map { MetadataSource(type: $0.type, path: $0.path) }))
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            try asset.encode(to: encoder)
-            var c = encoder.container(keyedBy: K.self)
-            try c.encode(localIdentifier, forKey: .localIdentifier)
-            try c.encode(cloudIdentifier, forKey: .cloudIdentifier)
-        }
-
-        enum K: String, CodingKey { case localIdentifier, cloudIdentifier }
     }
 
     /// Standard output in 64 KiB writes (a write per line costs a system call per asset).
