@@ -202,17 +202,19 @@ extension Catalog {
             // All resources of the batch in one query.
             var resources: [Int64: [Row]] = [:]
             let resourceStatement = try db.makeStatement(sql: "SELECT * FROM resource WHERE asset_id IN (\(marks)) ORDER BY asset_id, ord")
-            let rc = ColumnIndex(names: resourceStatement.columnNames)
+            let resourceIndex = ColumnIndex(names: resourceStatement.columnNames)
+            let rc = ResourceColumns(resourceIndex)
             let resourceRows = try Row.fetchCursor(resourceStatement, arguments: StatementArguments(rowIDs))
-            let assetIDColumn = rc.i("asset_id")
+            let assetIDColumn = resourceIndex.i("asset_id")
             while let r = try resourceRows.next() { resources[r[assetIDColumn], default: []].append(r.copy()) }
             // Asset rows are read in place (a cursor's row is not copied) and turned into values at once.
             var byID: [Int64: StoredAsset] = [:]
             byID.reserveCapacity(rowIDs.count)
             let statement = try db.makeStatement(sql: "SELECT * FROM asset WHERE id IN (\(marks))")
-            let c = ColumnIndex(names: statement.columnNames)
+            let assetIndex = ColumnIndex(names: statement.columnNames)
+            let c = AssetColumns(assetIndex)
             let rows = try Row.fetchCursor(statement, arguments: StatementArguments(rowIDs))
-            let idColumn = c.i("id")
+            let idColumn = assetIndex.i("id")
             while let r = try rows.next() {
                 let id: Int64 = r[idColumn]
                 byID[id] = Self.storedAsset(r, resources: resources[id] ?? [], c, rc)
