@@ -19,6 +19,10 @@ public struct AssetRowWriter {
         "make", "model", "lensModel", "reasons",
     ]
 
+    /// `"key":` for each of `keyOrder`, opened with `{` (the first) or `,` (the others).
+    private static let keyBytes: [[UInt8]] = keyOrder.enumerated().map { Array((($0.offset == 0 ? "{" : ",") + "\"\($0.element)\":").utf8) }
+    private static let variationNames = Dictionary(uniqueKeysWithValues: PlaybackVariation.allCases.map { ($0, String(describing: $0)) })
+
     private var buffer: [UInt8] = []
     private let fd: Int32
     private let flushAt: Int
@@ -42,13 +46,12 @@ public struct AssetRowWriter {
     /// Appends one asset as a JSON object (no newline).
     public mutating func object(_ s: StoredAsset) {
         let a = s.asset
-        var first = true
+        var next = 0
+        /// The next key of `keyOrder`; `k` names it for the reader (checked in debug builds).
         func key(_ k: StaticString) {
-            buffer.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            first = false
-            buffer.append(UInt8(ascii: "\""))
-            buffer.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
-            buffer.append(contentsOf: "\":".utf8)
+            assert(Self.keyOrder[next] == k.description)
+            buffer.append(contentsOf: Self.keyBytes[next])
+            next += 1
         }
         key("localIdentifier"); string(s.localIdentifier)
         key("cloudIdentifier"); string(s.cloudIdentifier)
@@ -57,7 +60,7 @@ public struct AssetRowWriter {
         key("mediaSubtypes"); strings(a.mediaSubtypes.names)
         key("traits"); strings(a.traits.map(\.rawValue).sorted())
         key("playbackStyle"); string(a.playbackStyle.name)
-        key("playbackVariation"); string(String(describing: a.playbackVariation))
+        key("playbackVariation"); string(Self.variationNames[a.playbackVariation])
         key("creationDate"); string(a.creationDate?.description)
         key("creationDateSource"); string(a.creationDateSource)
         key("location")
