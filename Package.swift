@@ -66,7 +66,9 @@ let package = Package(
         // The catalog: SQLite through GRDB. Never imports MediaProbe's readers: it stores values.
         .target(
             name: "Catalog",
-            dependencies: ["PhotoModel", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "PhotoModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
 
         // Stages, crawling, bounded concurrency.
         .target(

@@ -20,8 +20,8 @@ public struct AssetRowWriter {
     ]
 
     /// `"key":` for each of `keyOrder`, opened with `{` (the first) or `,` (the others).
-    private static let keyBytes: [[UInt8]] = keyOrder.enumerated().map { Array((($0.offset == 0 ? "{" : ",") + "\"\($0.element)\":").utf8) }
-    private static let variationNames = Dictionary(uniqueKeysWithValues: PlaybackVariation.allCases.map { ($0, String(describing: $0)) })
+    static let keyBytes: [[UInt8]] = keyOrder.enumerated().map { Array((($0.offset == 0 ? "{" : ",") + "\"\($0.element)\":").utf8) }
+    static let variationNames = Dictionary(uniqueKeysWithValues: PlaybackVariation.allCases.map { ($0, String(describing: $0)) })
 
     private var buffer: [UInt8] = []
     private let fd: Int32
@@ -138,54 +138,76 @@ public struct AssetRowWriter {
 
     // MARK: - Values
 
+    /// Appends bytes already encoded.
+    mutating func appendBytes(_ bytes: ArraySlice<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= flushAt { flush() }
+    }
+
     private mutating func null() { buffer.append(contentsOf: "null".utf8) }
 
     private mutating func bool(_ b: Bool) { buffer.append(contentsOf: (b ? "true" : "false").utf8) }
 
     private mutating func integer(_ v: Int64) { buffer.append(contentsOf: String(v).utf8) }
 
-    /// Shortest round-trip digits; a value JSON cannot carry (NaN, ±infinity) is null.
-    private mutating func number(_ v: Double?) {
-        guard let v, v.isFinite else { return null() }
-        buffer.append(contentsOf: v.description.utf8)
+    private mutating func number(_ v: Double?) { Self.number(v, into: &buffer) }
+
+    private mutating func strings(_ values: [String]) { Self.strings(values, into: &buffer) }
+
+    private mutating func string(_ s: String?) {
+        guard let s else { return null() }
+        Self.string(s, into: &buffer)
     }
 
-    private mutating func strings(_ values: [String]) {
-        buffer.append(UInt8(ascii: "["))
+    /// Shortest round-trip digits; a value JSON cannot carry (NaN, ±infinity) is null.
+    static func number(_ v: Double?, into out: inout [UInt8]) {
+        guard let v, v.isFinite else { return out.append(contentsOf: "null".utf8) }
+        out.append(contentsOf: v.description.utf8)
+    }
+
+    static func strings(_ values: [String], into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
         for (i, v) in values.enumerated() {
-            if i > 0 { buffer.append(UInt8(ascii: ",")) }
-            string(v)
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            string(v, into: &out)
         }
-        buffer.append(UInt8(ascii: "]"))
+        out.append(UInt8(ascii: "]"))
+    }
+
+    static func string(_ s: String?, into out: inout [UInt8]) {
+        guard var s else { return out.append(contentsOf: "null".utf8) }
+        s.withUTF8 { string(bytes: $0, into: &out) }
     }
 
     /// A JSON string: `"` and `\` escaped, control characters as `\n`-style or `\u00XX` escapes, everything
     /// else (slashes and non-ASCII included) as its UTF-8 bytes.
-    private mutating func string(_ s: String?) {
-        guard var s else { return null() }
-        buffer.append(UInt8(ascii: "\""))
-        s.withUTF8 { bytes in
-            var start = 0
-            for (i, c) in bytes.enumerated() where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
-                buffer.append(contentsOf: bytes[start..<i])
-                start = i + 1
+    static func string<Bytes: Collection>(bytes: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
+        out.append(UInt8(ascii: "\""))
+        var start = bytes.startIndex
+        var i = bytes.startIndex
+        while i != bytes.endIndex {
+            let c = bytes[i]
+            if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
+                out.append(contentsOf: bytes[start..<i])
                 switch c {
-                case UInt8(ascii: "\""): buffer.append(contentsOf: "\\\"".utf8)
-                case UInt8(ascii: "\\"): buffer.append(contentsOf: "\\\\".utf8)
-                case 0x0A: buffer.append(contentsOf: "\\n".utf8)
-                case 0x0D: buffer.append(contentsOf: "\\r".utf8)
-                case 0x09: buffer.append(contentsOf: "\\t".utf8)
-                case 0x08: buffer.append(contentsOf: "\\b".utf8)
-                case 0x0C: buffer.append(contentsOf: "\\f".utf8)
+                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+                case 0x0A: out.append(contentsOf: "\\n".utf8)
+                case 0x0D: out.append(contentsOf: "\\r".utf8)
+                case 0x09: out.append(contentsOf: "\\t".utf8)
+                case 0x08: out.append(contentsOf: "\\b".utf8)
+                case 0x0C: out.append(contentsOf: "\\f".utf8)
                 default:
                     let hex = Array("0123456789abcdef".utf8)
-                    buffer.append(contentsOf: "\\u00".utf8)
-                    buffer.append(hex[Int(c >> 4)])
-                    buffer.append(hex[Int(c & 0xF)])
+                    out.append(contentsOf: "\\u00".utf8)
+                    out.append(hex[Int(c >> 4)])
+                    out.append(hex[Int(c & 0xF)])
                 }
+                start = bytes.index(after: i)
             }
-            buffer.append(contentsOf: bytes[start...])
+            i = bytes.index(after: i)
         }
-        buffer.append(UInt8(ascii: "\""))
+        out.append(contentsOf: bytes[start..<bytes.endIndex])
+        out.append(UInt8(ascii: "\""))
     }
 }

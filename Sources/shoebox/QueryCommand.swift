@@ -235,18 +235,12 @@ enum QueryOutput {
         case .json:
             var w = AssetRowWriter()
             w.raw("[")
-            try result.enumerate { i, s in
-                w.raw(i == 0 ? "\n" : ",\n")
-                w.object(s)
-            }
+            try w.objects(of: result, before: { $0 == 0 ? "\n" : ",\n" })
             w.raw(result.count == 0 ? "]\n" : "\n]\n")
             w.flush()
         case .ndjson:
             var w = AssetRowWriter()
-            try result.enumerate { _, s in
-                w.object(s)
-                w.raw("\n")
-            }
+            try w.objects(of: result, after: "\n")
             w.flush()
         case .csv:
             out.write(Data((cols.joined(separator: ",") + "\n").utf8))

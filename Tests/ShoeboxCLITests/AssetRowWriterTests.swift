@@ -54,14 +54,19 @@ import Testing
     }()
     nonisolated(unsafe) static var keep: [TestScratch] = []
 
-    @Test func everyStoredAssetMatchesTheEncoderShape() throws {
-        let path = try #require(Self.catalog, "no sample library (python3 Fixtures/generate.py)")
-        let catalog = try Catalog(path: path, mode: .readOnly)
+    /// Every asset of the test catalog (hidden, trashed and every burst frame included), `sort` as `query --sort`.
+    static func everything(sortedBy sort: String? = nil) throws -> FetchResult {
+        let path = try #require(catalog, "no sample library (python3 Fixtures/generate.py)")
         var options = FetchOptions()
         options.includeHiddenAssets = true
         options.includeAllBurstAssets = true
         options.includeTrashed = true
-        let result = try catalog.fetchAssets(options)
+        options.sortDescriptors = sort.map { [.init(parsing: $0)] } ?? []
+        return try Catalog(path: path, mode: .readOnly).fetchAssets(options)
+    }
+
+    @Test func everyStoredAssetMatchesTheEncoderShape() throws {
+        let result = try Self.everything()
         try #require(result.count > 10)
         var compared = 0
         try result.enumerate { _, s in
@@ -72,6 +77,21 @@ import Testing
             compared += 1
         }
         #expect(compared == result.count)
+    }
+
+    /// The row stream (`objects(of:)`, what `query` uses) writes the same objects, in the result's order,
+    /// straight from SQLite rows.
+    @Test func rowStreamMatchesTheEncoderShape() throws {
+        let result = try Self.everything(sortedBy: "-filename")
+        var expected: [NSDictionary] = []
+        try result.enumerate { _, s in expected.append(try Self.reference(s)) }
+        var w = AssetRowWriter(fd: -1, flushAt: .max)
+        try w.objects(of: result, after: "\n")
+        let lines = String(decoding: w.pending, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == expected.count)
+        for (line, want) in zip(lines, expected) {
+            #expect(try Self.parsed(Data(line.utf8)) == want, "\(line)")
+        }
     }
 
     /// Strings that need escaping, absent values, a location with and without altitude, a video duration.
