@@ -1,5 +1,14 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+/// glib's headers (libvips' headers include them): pkg-config would name these folders, but a system library
+/// with `pkgConfig` also links its libraries, and the media libraries are loaded lazily (CMediaLibs).
+let glibHeaders = ["/usr/include/glib-2.0"] + ["x86_64-linux-gnu", "aarch64-linux-gnu", "arm-linux-gnueabihf", "lib64", ""]
+    .map { "/usr/lib/\($0)/glib-2.0/include".replacingOccurrences(of: "//", with: "/") }
+    .filter { FileManager.default.fileExists(atPath: $0) }
+/// For Swift targets that import CVips, directly or through Derivatives.
+let vipsHeaders: [SwiftSetting] = [.unsafeFlags(glibHeaders.flatMap { ["-Xcc", "-I" + $0] })]
 
 let package = Package(
     name: "Shoebox",
@@ -17,20 +26,18 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
-        // System libraries: a module map and a shim header each, nothing else.
-        .systemLibrary(
-            name: "CExif", pkgConfig: "libexif",
-            providers: [.apt(["libexif-dev"])]),
-        .systemLibrary(
-            name: "CHeif", pkgConfig: "libheif",
-            providers: [.apt(["libheif-dev"])]),
-        .systemLibrary(
-            name: "CFFmpeg", pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev"])]),
+        // System libraries' headers: a module map and a shim header each, nothing else; nothing linked.
+        .systemLibrary(name: "CExif", providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev"])]),
+        .systemLibrary(name: "CVips", providers: [.apt(["libvips-dev"])]),
 
-        .systemLibrary(
-            name: "CVips", pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"])]),
+        // The functions of the four above, each a stub that loads its library by soname on first use (so a
+        // command that never probes or decodes never maps them), and the CVips wrappers of variadic calls.
+        .target(
+            name: "CMediaLibs",
+            exclude: ["gen-stubs.py"],
+            cSettings: [.unsafeFlags(glibHeaders.map { "-I" + $0 })]),
 
         // PhotoKit's vocabulary as plain values; depends on nothing.
         .target(name: "PhotoModel"),
@@ -42,7 +49,7 @@ let package = Package(
         // path -> ProbeReport. One of two modules that import the C modules (Derivatives is the other).
         .target(
             name: "MediaProbe",
-            dependencies: ["CExif", "CHeif", "CFFmpeg", "CXXHash"]),
+            dependencies: ["CExif", "CHeif", "CFFmpeg", "CXXHash", "CMediaLibs"]),
 
         // ProbeReport -> judgement with reasons. Pure.
         .target(
@@ -59,7 +66,9 @@ let package = Package(
         // The catalog: SQLite through GRDB. Never imports MediaProbe's readers: it stores values.
         .target(
             name: "Catalog",
-            dependencies: ["PhotoModel", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "PhotoModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
 
         // Stages, crawling, bounded concurrency.
         .target(
@@ -67,12 +76,14 @@ let package = Package(
             dependencies: [
                 "MediaProbe", "Classify", "Assemble", "PhotoModel", "Catalog", "Organize", "Derivatives",
                 .product(name: "Yams", package: "Yams"),
-            ]),
+            ],
+            swiftSettings: vipsHeaders),
 
         // Catalog assets -> thumbnails. The second module allowed to import C modules (pixels, not metadata).
         .target(
             name: "Derivatives",
-            dependencies: ["CVips", "CHeif", "CFFmpeg", "Catalog", "PhotoModel"]),
+            dependencies: ["CVips", "CHeif", "CFFmpeg", "CMediaLibs", "Catalog", "PhotoModel"],
+            swiftSettings: vipsHeaders),
 
         .executableTarget(
             name: "shoebox",
@@ -83,7 +94,8 @@ let package = Package(
                 "Pipeline",
                 "Derivatives",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            swiftSettings: vipsHeaders),
 
         .target(
             name: "TestSupport", dependencies: ["PhotoModel", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
@@ -101,13 +113,16 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "Assemble", "Catalog", "Derivatives", "TestSupport"],
-            exclude: ["FuzzRegressions"]),
+            exclude: ["FuzzRegressions"],
+            swiftSettings: vipsHeaders),
         .testTarget(
             name: "DerivativesTests",
-            dependencies: ["Derivatives", "CVips", "Catalog", "Pipeline", "PhotoModel", "TestSupport"]),
+            dependencies: ["Derivatives", "CVips", "Catalog", "Pipeline", "PhotoModel", "TestSupport"],
+            swiftSettings: vipsHeaders),
         .testTarget(
             name: "ShoeboxCLITests",
-            dependencies: ["shoebox", "Catalog", "MediaProbe", "Pipeline", "TestSupport"]),
+            dependencies: ["shoebox", "Assemble", "Catalog", "MediaProbe", "PhotoModel", "Pipeline", "TestSupport"],
+            swiftSettings: vipsHeaders),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -56,7 +56,7 @@ for i in range(n):
                  local, rng.choice([None, -18000, 3600, 7200, 19800]), "synthetic", local + "Z", local + "Z", lat, lon, None, None,
                  1920 if video else 4032, 1080 if video else 3024, rng.uniform(1, 120) if video else 0.0, None, b, 0, 0,
                  1 if rng.random() < 0.1 else 0, 1 if rng.random() < 0.04 else 0, 1 if rng.random() < 0.01 else 0, None, 0,
-                 make, model, None, None, None, None, None, "[]", "mediaType: synthetic"))
+                 make, model, None, None, None, None, None, "[]", "mediaType: synthetic", ""))
     res.append((i + 1, 0, 2 if video else 1, rows[-1][5], name, None, rng.randrange(10**5, 10**7), None, None, None))
     if len(rows) >= 50000:
         db.executemany("INSERT INTO asset VALUES (" + ",".join("?" * len(rows[0])) + ")", rows)

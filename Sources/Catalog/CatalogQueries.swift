@@ -116,57 +116,163 @@ extension Catalog {
     }
 
     /// Builds an asset from its row and its resource rows (already loaded, in `ord` order).
-    static func storedAsset(_ r: Row, resources: [Row], _ c: ColumnIndex? = nil, _ rc: ColumnIndex? = nil) -> StoredAsset {
-        let c = c ?? ColumnIndex(r)
-        let rc = rc ?? resources.first.map(ColumnIndex.init) ?? ColumnIndex(names: [])
-        var a = Asset(id: r[c.i("primary_path")], mediaType: MediaType(rawValue: r[c.i("media_type")]) ?? .unknown)
-        a.mediaSubtypes = MediaSubtypes(rawValue: UInt(r[c.i("media_subtypes")] as Int64))
-        let traits: String = r[c.i("traits")]
+    /// `c` and `rc`, the column positions, are found once per statement by bulk readers.
+    static func storedAsset(_ r: Row, resources: [Row], _ c: AssetColumns? = nil, _ rc: ResourceColumns? = nil) -> StoredAsset {
+        let c = c ?? AssetColumns(ColumnIndex(r))
+        let rc = rc ?? ResourceColumns(resources.first.map(ColumnIndex.init) ?? ColumnIndex(names: []))
+        var a = Asset(id: r[c.primaryPath], mediaType: MediaType(rawValue: r[c.mediaType]) ?? .unknown)
+        a.mediaSubtypes = MediaSubtypes(rawValue: UInt(r[c.mediaSubtypes] as Int64))
+        let traits: String = r[c.traits]
         if !traits.isEmpty { a.traits = Set(traits.split(separator: ",").map { Trait(String($0)) }) }
-        a.playbackStyle = PlaybackStyle(rawValue: r[c.i("playback_style")]) ?? .unsupported
-        a.playbackVariation = PlaybackVariation(rawValue: r[c.i("playback_variation")]) ?? .none
-        if let local: String = r[c.i("creation_date")] { a.creationDate = AssetDate(local: local, offsetSeconds: r[c.i("creation_offset")]) }
-        a.creationDateSource = r[c.i("creation_date_source")]
-        if let lat: Double = r[c.i("latitude")], let lon: Double = r[c.i("longitude")] {
-            a.location = Location(latitude: lat, longitude: lon, altitude: r[c.i("altitude")])
+        a.playbackStyle = PlaybackStyle(rawValue: r[c.playbackStyle]) ?? .unsupported
+        a.playbackVariation = PlaybackVariation(rawValue: r[c.playbackVariation]) ?? .none
+        if let local: String = r[c.creationDate] { a.creationDate = AssetDate(local: local, offsetSeconds: r[c.creationOffset]) }
+        a.creationDateSource = r[c.creationDateSource]
+        if let lat: Double = r[c.latitude], let lon: Double = r[c.longitude] {
+            a.location = Location(latitude: lat, longitude: lon, altitude: r[c.altitude])
         }
-        a.locationSource = r[c.i("location_source")]
-        a.pixelWidth = r[c.i("pixel_width")]
-        a.pixelHeight = r[c.i("pixel_height")]
-        a.duration = r[c.i("duration")]
-        a.contentIdentifier = r[c.i("content_identifier")]
-        a.burstIdentifier = r[c.i("burst_identifier")]
-        a.representsBurst = r[c.i("represents_burst")]
-        a.burstSelectionTypes = BurstSelectionTypes(rawValue: UInt(r[c.i("burst_selection_types")] as Int64))
-        a.hasAdjustments = r[c.i("has_adjustments")]
-        a.isFavorite = r[c.i("is_favorite")]
-        a.isHidden = r[c.i("is_hidden")]
-        a.make = r[c.i("make")]
-        a.model = r[c.i("model")]
-        a.lensModel = r[c.i("lens_model")]
-        let reasons: String = r[c.i("reasons")]
+        a.locationSource = r[c.locationSource]
+        a.pixelWidth = r[c.pixelWidth]
+        a.pixelHeight = r[c.pixelHeight]
+        a.duration = r[c.duration]
+        a.contentIdentifier = r[c.contentIdentifier]
+        a.burstIdentifier = r[c.burstIdentifier]
+        a.representsBurst = r[c.representsBurst]
+        a.burstSelectionTypes = BurstSelectionTypes(rawValue: UInt(r[c.burstSelectionTypes] as Int64))
+        a.hasAdjustments = r[c.hasAdjustments]
+        a.isFavorite = r[c.isFavorite]
+        a.isHidden = r[c.isHidden]
+        a.make = r[c.make]
+        a.model = r[c.model]
+        a.lensModel = r[c.lensModel]
+        let reasons: String = r[c.reasons]
         if !reasons.isEmpty {
             a.reasons = reasons.split(separator: "\n").map { line in
-                guard let colon = line.range(of: ": ") else { return Reason(String(line), "") }
-                return Reason(String(line[..<colon.lowerBound]), String(line[colon.upperBound...]))
+                guard let colon = Self.colonSpace(line) else { return Reason(String(line), "") }
+                return Reason(String(line[..<colon]), String(line[line.utf8.index(colon, offsetBy: 2)...]))
             }
         }
         var hashes: [String?] = []
         for res in resources {
-            let off: Int64? = res[rc.i("byte_offset")], len: Int64? = res[rc.i("byte_length")]
+            let off: Int64? = res[rc.byteOffset], len: Int64? = res[rc.byteLength]
             a.resources.append(
                 AssetResource(
-                    type: AssetResourceType(rawValue: res[rc.i("type")]) ?? .photo, path: res[rc.i("path")], originalFilename: res[rc.i("original_filename")],
-                    uniformTypeIdentifier: res[rc.i("uti")], fileSize: (res[rc.i("file_size")] as Int64?).map { UInt64($0) },
+                    type: AssetResourceType(rawValue: res[rc.type]) ?? .photo, path: res[rc.path], originalFilename: res[rc.originalFilename],
+                    uniformTypeIdentifier: res[rc.uti], fileSize: (res[rc.fileSize] as Int64?).map { UInt64($0) },
                     byteRange: off.flatMap { o in len.map { ResourceRange(offset: UInt64(o), length: UInt64($0)) } }))
-            hashes.append(res[rc.i("content_hash")])
+            hashes.append(res[rc.contentHash])
         }
-        let sources: String = r[c.i("metadata_sources")]
+        let sources: String = r[c.metadataSources]
         return StoredAsset(
-            localIdentifier: r[c.i("local_identifier")], cloudIdentifier: r[c.i("cloud_identifier")], root: r[c.i("root")], asset: a,
-            isTrashed: (r[c.i("trashed_at")] as String?) != nil,
+            localIdentifier: r[c.localIdentifier], cloudIdentifier: r[c.cloudIdentifier], root: r[c.root], asset: a,
+            isTrashed: (r[c.trashedAt] as String?) != nil,
             metadataSources: sources == "[]" ? [] : (try? JSONDecoder().decode([MetadataSourceRef].self, from: Data(sources.utf8))) ?? [],
             resourceHashes: hashes)
+    }
+
+    /// The positions of the asset columns `storedAsset` reads, looked up by name once.
+    struct AssetColumns {
+        let primaryPath: Int
+        let mediaType: Int
+        let mediaSubtypes: Int
+        let traits: Int
+        let playbackStyle: Int
+        let playbackVariation: Int
+        let creationDate: Int
+        let creationOffset: Int
+        let creationDateSource: Int
+        let latitude: Int
+        let longitude: Int
+        let altitude: Int
+        let locationSource: Int
+        let pixelWidth: Int
+        let pixelHeight: Int
+        let duration: Int
+        let contentIdentifier: Int
+        let burstIdentifier: Int
+        let representsBurst: Int
+        let burstSelectionTypes: Int
+        let hasAdjustments: Int
+        let isFavorite: Int
+        let isHidden: Int
+        let make: Int
+        let model: Int
+        let lensModel: Int
+        let reasons: Int
+        let metadataSources: Int
+        let localIdentifier: Int
+        let cloudIdentifier: Int
+        let root: Int
+        let trashedAt: Int
+
+        init(_ c: ColumnIndex) {
+            primaryPath = c.i("primary_path")
+            mediaType = c.i("media_type")
+            mediaSubtypes = c.i("media_subtypes")
+            traits = c.i("traits")
+            playbackStyle = c.i("playback_style")
+            playbackVariation = c.i("playback_variation")
+            creationDate = c.i("creation_date")
+            creationOffset = c.i("creation_offset")
+            creationDateSource = c.i("creation_date_source")
+            latitude = c.i("latitude")
+            longitude = c.i("longitude")
+            altitude = c.i("altitude")
+            locationSource = c.i("location_source")
+            pixelWidth = c.i("pixel_width")
+            pixelHeight = c.i("pixel_height")
+            duration = c.i("duration")
+            contentIdentifier = c.i("content_identifier")
+            burstIdentifier = c.i("burst_identifier")
+            representsBurst = c.i("represents_burst")
+            burstSelectionTypes = c.i("burst_selection_types")
+            hasAdjustments = c.i("has_adjustments")
+            isFavorite = c.i("is_favorite")
+            isHidden = c.i("is_hidden")
+            make = c.i("make")
+            model = c.i("model")
+            lensModel = c.i("lens_model")
+            reasons = c.i("reasons")
+            metadataSources = c.i("metadata_sources")
+            localIdentifier = c.i("local_identifier")
+            cloudIdentifier = c.i("cloud_identifier")
+            root = c.i("root")
+            trashedAt = c.i("trashed_at")
+        }
+    }
+
+    /// The positions of the resource columns `storedAsset` reads.
+    struct ResourceColumns {
+        let byteOffset: Int
+        let byteLength: Int
+        let type: Int
+        let path: Int
+        let originalFilename: Int
+        let uti: Int
+        let fileSize: Int
+        let contentHash: Int
+
+        init(_ c: ColumnIndex) {
+            byteOffset = c.i("byte_offset")
+            byteLength = c.i("byte_length")
+            type = c.i("type")
+            path = c.i("path")
+            originalFilename = c.i("original_filename")
+            uti = c.i("uti")
+            fileSize = c.i("file_size")
+            contentHash = c.i("content_hash")
+        }
+    }
+
+    /// The start of the first ": " in a reason line (a byte search; Foundation's is slow on Linux).
+    static func colonSpace(_ line: Substring) -> Substring.Index? {
+        var previousWasColon = false
+        for i in line.utf8.indices {
+            let b = line.utf8[i]
+            if previousWasColon && b == UInt8(ascii: " ") { return line.utf8.index(before: i) }
+            previousWasColon = b == UInt8(ascii: ":")
+        }
+        return nil
     }
 
     /// Column positions of a statement's rows: GRDB's lookup by name scans the columns each time, which

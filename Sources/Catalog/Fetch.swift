@@ -104,13 +104,14 @@ public final class FetchResult: @unchecked Sendable {
 
     public func contains(_ localIdentifier: String) throws(CatalogError) -> Bool { try index(of: localIdentifier) != nil }
 
-    /// Enumerates in batches; memory holds one batch.
+    /// Enumerates in batches of at least 1000 (two queries each); memory holds one batch.
     public func enumerate(_ body: (Int, StoredAsset) throws -> Void) throws {
+        let step = max(batchSize, 1000)
         var start = 0
         while start < rowIDs.count {
-            let batch = try catalog.assets(rowIDs: Array(rowIDs[start..<min(rowIDs.count, start + batchSize)]))
+            let batch = try catalog.assets(rowIDs: Array(rowIDs[start..<min(rowIDs.count, start + step)]))
             for (k, a) in batch.enumerated() { try body(start + k, a) }
-            start += batchSize
+            start += step
         }
     }
 }
@@ -198,19 +199,24 @@ extension Catalog {
         guard !rowIDs.isEmpty else { return [] }
         return try read { db in
             let marks = Array(repeating: "?", count: rowIDs.count).joined(separator: ",")
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM asset WHERE id IN (\(marks))", arguments: StatementArguments(rowIDs))
             // All resources of the batch in one query.
             var resources: [Int64: [Row]] = [:]
-            for r in try Row.fetchAll(
-                db, sql: "SELECT * FROM resource WHERE asset_id IN (\(marks)) ORDER BY asset_id, ord", arguments: StatementArguments(rowIDs))
-            {
-                resources[r["asset_id"], default: []].append(r)
-            }
+            let resourceStatement = try db.makeStatement(sql: "SELECT * FROM resource WHERE asset_id IN (\(marks)) ORDER BY asset_id, ord")
+            let resourceIndex = ColumnIndex(names: resourceStatement.columnNames)
+            let rc = ResourceColumns(resourceIndex)
+            let resourceRows = try Row.fetchCursor(resourceStatement, arguments: StatementArguments(rowIDs))
+            let assetIDColumn = resourceIndex.i("asset_id")
+            while let r = try resourceRows.next() { resources[r[assetIDColumn], default: []].append(r.copy()) }
+            // Asset rows are read in place (a cursor's row is not copied) and turned into values at once.
             var byID: [Int64: StoredAsset] = [:]
-            let c = rows.first.map(ColumnIndex.init)
-            let rc = resources.values.first?.first.map(ColumnIndex.init)
-            for r in rows {
-                let id: Int64 = r[c?.i("id") ?? 0]
+            byID.reserveCapacity(rowIDs.count)
+            let statement = try db.makeStatement(sql: "SELECT * FROM asset WHERE id IN (\(marks))")
+            let assetIndex = ColumnIndex(names: statement.columnNames)
+            let c = AssetColumns(assetIndex)
+            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(rowIDs))
+            let idColumn = assetIndex.i("id")
+            while let r = try rows.next() {
+                let id: Int64 = r[idColumn]
                 byID[id] = Self.storedAsset(r, resources: resources[id] ?? [], c, rc)
             }
             return rowIDs.compactMap { byID[$0] }

@@ -263,6 +263,23 @@ enum Schema {
                     CREATE INDEX asset_vanishing ON asset(id) WHERE pending_vanish = 1 OR trashed_at IS NOT NULL;
                     """)
         }
+        m.registerMigration("v8: query indexes") { db in
+            // Queries at a million assets (issue 17; plans in docs/catalog.md). The predicate compiler writes
+            // `mediaSubtypes CONTAINS x` as `media_subtypes IN (the values present with bit x)`, found by one
+            // seek per distinct value in asset_subtypes, which also holds every column of the default filters
+            // (hidden, trashed, burst representative): a count reads this index alone. A burst's
+            // representative is found in asset_burst_representative without reading rows (asset_burst was its
+            // prefix). A page of one media type sorted by date walks asset_type_creation in order and stops
+            // after the limit, with or without planner statistics (asset_type alone led SQLite to sort the
+            // whole media type when the catalog has none, as catalogs made by ingest do not).
+            try db.execute(
+                sql: """
+                    CREATE INDEX asset_subtypes ON asset(media_subtypes, is_hidden, trashed_at, burst_identifier, represents_burst);
+                    CREATE INDEX asset_burst_representative ON asset(burst_identifier, represents_burst);
+                    DROP INDEX IF EXISTS asset_burst;
+                    CREATE INDEX asset_type_creation ON asset(media_type, creation_date);
+                    """)
+        }
         return m
     }
 }

@@ -297,17 +297,17 @@ enum QueryOutput {
         let out = BufferedOutput()
         defer { out.flush() }
         let cols = try FieldList.parse(fields, known: Self.fields, default: defaultFields)
-        let enc = JSONOutput.encoder(pretty: false)
         switch format {
         case .json:
-            out.write(Data("[".utf8))
-            try result.enumerate { i, s in
-                out.write(Data((i == 0 ? "\n" : ",\n").utf8))
-                out.write(try enc.encode(Document(s)))
-            }
-            out.write(Data((result.count == 0 ? "]\n" : "\n]\n").utf8))
+            var w = AssetRowWriter()
+            w.raw("[")
+            try w.objects(of: result, before: { $0 == 0 ? "\n" : ",\n" })
+            w.raw(result.count == 0 ? "]\n" : "\n]\n")
+            w.flush()
         case .ndjson:
-            try result.enumerate { _, s in out.write(try enc.encode(Document(s)) + Data("\n".utf8)) }
+            var w = AssetRowWriter()
+            try w.objects(of: result, after: "\n")
+            w.flush()
         case .csv:
             out.write(Data((Cell.csvLine(cols) + "\n").utf8))
             try result.enumerate { _, s in out.write(Data((Cell.csvLine(cols.map { value(s, $0) }) + "\n").utf8)) }
@@ -319,27 +319,6 @@ enum QueryOutput {
             table.print()
             print("\(result.count) asset\(result.count == 1 ? "" : "s")")
         }
-    }
-
-    struct Document: Encodable {
-        let localIdentifier: String
-        let cloudIdentifier: String
-        let asset: AssetJSON
-
-        init(_ s: StoredAsset) {
-            localIdentifier = s.localIdentifier
-            cloudIdentifier = s.cloudIdentifier
-            asset = AssetJSON(AssembledAsset(asset: s.asset, metadataSources: s.metadataSources.map { MetadataSource(type: $0.type, path: $0.path) }))
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            try asset.encode(to: encoder)
-            var c = encoder.container(keyedBy: K.self)
-            try c.encode(localIdentifier, forKey: .localIdentifier)
-            try c.encode(cloudIdentifier, forKey: .cloudIdentifier)
-        }
-
-        enum K: String, CodingKey { case localIdentifier, cloudIdentifier }
     }
 
     /// Standard output in 64 KiB writes (a write per line costs a system call per asset).

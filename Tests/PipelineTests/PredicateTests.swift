@@ -93,7 +93,12 @@ import Testing
         #expect(try Self.compile("mediaType IN {image, video}").sql == "a.media_type IN (?, ?)")
         #expect(try Self.compile("mediaType IN {}").sql == "0")
         #expect(try Self.compile("filename IN {'a', \"b\"}").arguments == [.text("a"), .text("b")])
-        #expect(try Self.compile("mediaSubtypes CONTAINS photoLive") == CompiledPredicate(sql: "(a.media_subtypes & ?) != 0", arguments: [.int(8)]))
+        // Written to seek the asset_subtypes index: the subtype values present, those with the bit, IN.
+        let live = try Self.compile("mediaSubtypes CONTAINS photoLive")
+        #expect(live.arguments == [.int(8)])
+        #expect(live.sql.hasPrefix("a.media_subtypes IN (WITH RECURSIVE v(x) AS (SELECT min(media_subtypes) FROM asset"))
+        #expect(live.sql.hasSuffix(" SELECT x FROM v WHERE (x & ?) != 0)"))
+        #expect(try Self.compile("burstSelectionTypes CONTAINS 1").sql == "(a.burst_selection_types & ?) != 0")
         #expect(
             try Self.compile("(mediaSubtypes & 8) == 8")
                 == CompiledPredicate(sql: "(a.media_subtypes & ?) = ?", arguments: [.int(8), .int(8)]))

@@ -256,7 +256,7 @@ struct SQLCompiler {
             case .traits where op == .contains: return try traitContains(c, o, valueExpr)
             case .bitmask where op == .contains && !o.masked:
                 let bit = try value(valueExpr, for: o)
-                return "(" + o.sql + " & " + Fragment.param(bit) + ") != 0"
+                return Self.bitTest(o.sql, Fragment.param(bit))
             default:
                 let applies =
                     op == .contains ? "text key paths, traits and bitmasks (mediaSubtypes)" : "text key paths"
@@ -588,5 +588,20 @@ enum PredicateDate {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         return (m <= 2 ? y + 1 : y, m, d)
+    }
+}
+
+extension SQLCompiler {
+    /// `(column & bit) != 0`. On `a.media_subtypes` it is written so that SQLite can seek the
+    /// `asset_subtypes` index (schema v8) instead of testing every row: the distinct values present are
+    /// walked with one index seek each (a recursive loose index scan), those with the bit set are kept, and
+    /// the column is looked up `IN` them. At a million assets a subtype count goes from a table scan to a
+    /// few hundred microseconds per distinct value.
+    static func bitTest(_ column: Fragment, _ bit: Fragment) -> Fragment {
+        guard column.sql == "a.media_subtypes" else { return "(" + column + " & " + bit + ") != 0" }
+        let values: String =
+            "WITH RECURSIVE v(x) AS (SELECT min(media_subtypes) FROM asset UNION ALL"
+            + " SELECT (SELECT min(media_subtypes) FROM asset WHERE media_subtypes > v.x) FROM v WHERE v.x IS NOT NULL)"
+        return "a.media_subtypes IN (" + values + " SELECT x FROM v WHERE (x & " + bit + ") != 0)"
     }
 }

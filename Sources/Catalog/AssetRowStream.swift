@@ -1,0 +1,172 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import PhotoModel
+
+extension AssetRowWriter {
+    /// Writes every asset of `result` in order, as `object(_:)` would, straight from the SQLite rows: no
+    /// `StoredAsset`, no Swift string per column. Before the object at index `i` comes `before(i)`, after
+    /// each `after`. Memory holds one batch of 1000 objects.
+    public mutating func objects(of result: FetchResult, before: (Int) -> String = { _ in "" }, after: String = "") throws(CatalogError) {
+        let ids = result.rowIDs
+        var start = 0
+        var scratch: [UInt8] = []
+        while start < ids.count {
+            let batch = Array(ids[start..<min(ids.count, start + 1000)])
+            var spans: [Int64: Range<Int>] = [:]
+            scratch.removeAll(keepingCapacity: true)
+            try result.catalog.read { db in
+                let marks = Array(repeating: "?", count: batch.count).joined(separator: ",")
+                var resources: [Int64: [UInt8]] = [:]
+                let rs = try db.makeStatement(sql: "SELECT asset_id, type, path, original_filename, uti, file_size FROM resource WHERE asset_id IN (\(marks)) ORDER BY asset_id, ord")
+                try rs.setArguments(StatementArguments(batch))
+                let r = RawColumns(rs.sqliteStatement)
+                while try step(rs.sqliteStatement) {
+                    var out = resources[r.int(0)].map { $0 + [UInt8(ascii: ",")] } ?? []
+                    out.append(contentsOf: "{\"type\":".utf8)
+                    Self.string(AssetResourceType(rawValue: Int(r.int(1)))?.name ?? AssetResourceType.photo.name, into: &out)
+                    out.append(contentsOf: ",\"path\":".utf8); r.string(2, into: &out)
+                    out.append(contentsOf: ",\"originalFilename\":".utf8); r.string(3, into: &out)
+                    if !r.isNull(4) { out.append(contentsOf: ",\"uniformTypeIdentifier\":".utf8); r.string(4, into: &out) }
+                    if !r.isNull(5) { out.append(contentsOf: ",\"fileSize\":".utf8); out.append(contentsOf: String(UInt64(bitPattern: r.int(5))).utf8) }
+                    out.append(UInt8(ascii: "}"))
+                    resources[r.int(0)] = out
+                }
+                let s = try db.makeStatement(
+                    sql: """
+                        SELECT id, local_identifier, cloud_identifier, primary_path, media_type, media_subtypes, traits, playback_style,
+                            playback_variation, creation_date, creation_offset, creation_date_source, latitude, longitude, altitude,
+                            location_source, pixel_width, pixel_height, duration, content_identifier, burst_identifier, has_adjustments,
+                            is_favorite, is_hidden, metadata_sources, make, model, lens_model, reasons
+                        FROM asset WHERE id IN (\(marks))
+                        """)
+                try s.setArguments(StatementArguments(batch))
+                let c = RawColumns(s.sqliteStatement)
+                while try step(s.sqliteStatement) {
+                    let from = scratch.count
+                    Self.object(c, resources: resources[c.int(0)] ?? [], into: &scratch)
+                    spans[c.int(0)] = from..<scratch.count
+                }
+            }
+            for (k, id) in batch.enumerated() {
+                guard let span = spans[id] else { continue }
+                raw(before(start + k))
+                appendBytes(scratch[span])
+                raw(after)
+            }
+            start += batch.count
+        }
+    }
+
+    /// One object from a row of the statement above, keys in `keyOrder`.
+    private static func object(_ c: RawColumns, resources: [UInt8], into out: inout [UInt8]) {
+        var next = 0
+        func key() {
+            out.append(contentsOf: keyBytes[next])
+            next += 1
+        }
+        let mediaType = MediaType(rawValue: Int(c.int(4))) ?? .unknown
+        key(); c.string(1, into: &out)  // localIdentifier
+        key(); c.string(2, into: &out)  // cloudIdentifier
+        key(); c.string(3, into: &out)  // id
+        key(); string(mediaType.name, into: &out)
+        key(); strings(MediaSubtypes(rawValue: UInt(c.int(5))).names, into: &out)
+        key()  // traits, sorted
+        let traits = Set(c.text(6).split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }).sorted()
+        strings(traits, into: &out)
+        key(); string((PlaybackStyle(rawValue: Int(c.int(7))) ?? .unsupported).name, into: &out)
+        key(); string(variationNames[PlaybackVariation(rawValue: Int(c.int(8))) ?? .none], into: &out)
+        key()  // creationDate
+        if c.isNull(9) {
+            out.append(contentsOf: "null".utf8)
+        } else {
+            let local = String(decoding: c.text(9), as: UTF8.self)
+            string(AssetDate(local: local, offsetSeconds: c.isNull(10) ? nil : Int(c.int(10))).description, into: &out)
+        }
+        key(); c.string(11, into: &out)  // creationDateSource
+        key()  // location
+        if c.isNull(12) || c.isNull(13) {
+            out.append(contentsOf: "null".utf8)
+        } else {
+            out.append(contentsOf: "{\"latitude\":".utf8); number(c.double(12), into: &out)
+            out.append(contentsOf: ",\"longitude\":".utf8); number(c.double(13), into: &out)
+            out.append(contentsOf: ",\"altitude\":".utf8); number(c.isNull(14) ? nil : c.double(14), into: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        key(); c.string(15, into: &out)  // locationSource
+        key(); out.append(contentsOf: String(c.int(16)).utf8)
+        key(); out.append(contentsOf: String(c.int(17)).utf8)
+        key(); number(mediaType == .video || mediaType == .audio ? c.double(18) : nil, into: &out)
+        key(); out.append(contentsOf: "null".utf8)  // pairedVideoDuration
+        key(); c.string(19, into: &out)
+        key(); c.string(20, into: &out)
+        key(); out.append(contentsOf: (c.int(21) != 0 ? "true" : "false").utf8)
+        key(); out.append(contentsOf: (c.int(22) != 0 ? "true" : "false").utf8)
+        key(); out.append(contentsOf: (c.int(23) != 0 ? "true" : "false").utf8)
+        key(); out.append(UInt8(ascii: "[")); out.append(contentsOf: resources); out.append(UInt8(ascii: "]"))
+        key()  // metadataSources: stored as JSON [{type, path}]
+        let sources = c.text(24)
+        if sources.elementsEqual("[]".utf8) {
+            out.append(contentsOf: "[]".utf8)
+        } else {
+            let refs = (try? JSONDecoder().decode([MetadataSourceRef].self, from: Data(sources))) ?? []
+            out.append(UInt8(ascii: "["))
+            for (i, m) in refs.enumerated() {
+                out.append(contentsOf: (i == 0 ? "{\"type\":" : ",{\"type\":").utf8); string(m.type, into: &out)
+                out.append(contentsOf: ",\"path\":".utf8); string(m.path, into: &out)
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        key(); out.append(contentsOf: "null".utf8)  // embeddedVideo
+        key(); out.append(contentsOf: (traits.contains(Trait.motionPhoto.rawValue) ? "true" : "false").utf8)
+        key(); out.append(contentsOf: "null".utf8)  // pairingConfidence
+        key(); c.string(25, into: &out)
+        key(); c.string(26, into: &out)
+        key(); c.string(27, into: &out)
+        key()  // reasons: one "subject: evidence" per line; a line without ": " reads as "line: "
+        out.append(UInt8(ascii: "["))
+        for (i, line) in c.text(28).split(separator: UInt8(ascii: "\n")).enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            var text = Array(line)
+            if !zip(line, line.dropFirst()).contains(where: { $0 == UInt8(ascii: ":") && $1 == UInt8(ascii: " ") }) {
+                text.append(contentsOf: ": ".utf8)
+            }
+            string(bytes: text, into: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
+/// Column access on a stepped SQLite statement, without Swift values in between.
+struct RawColumns {
+    let statement: SQLiteStatement
+
+    init(_ statement: SQLiteStatement) { self.statement = statement }
+
+    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
+    func int(_ i: Int32) -> Int64 { sqlite3_column_int64(statement, i) }
+    func double(_ i: Int32) -> Double { sqlite3_column_double(statement, i) }
+
+    /// The text of column `i` (empty when NULL), valid until the next step.
+    func text(_ i: Int32) -> UnsafeBufferPointer<UInt8> {
+        guard let p = sqlite3_column_text(statement, i) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(statement, i)))
+    }
+
+    /// Column `i` as a JSON string, or null.
+    func string(_ i: Int32, into out: inout [UInt8]) {
+        if isNull(i) { return out.append(contentsOf: "null".utf8) }
+        AssetRowWriter.string(bytes: text(i), into: &out)
+    }
+}
+
+/// Steps a statement: true on a row, false when done.
+private func step(_ statement: SQLiteStatement) throws -> Bool {
+    switch sqlite3_step(statement) {
+    case SQLITE_ROW: return true
+    case SQLITE_DONE: return false
+    case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code))
+    }
+}

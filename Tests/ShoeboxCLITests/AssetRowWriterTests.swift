@@ -1,0 +1,139 @@
+import Assemble
+@testable import Catalog
+import Foundation
+import PhotoModel
+import TestSupport
+import Testing
+
+/// The hand-written JSON of `query --format ndjson/json` (`AssetRowWriter`) against the `JSONEncoder` shape it
+/// replaced (`AssetJSON` plus the two identifiers), compared as parsed JSON so they cannot drift apart.
+@Suite(.serialized) struct AssetRowWriterTests {
+    /// What `query` printed before: `AssetJSON` of the stored asset, then the two identifiers.
+    struct Reference: Encodable {
+        let s: StoredAsset
+
+        func encode(to encoder: any Encoder) throws {
+            let sources = s.metadataSources.map { MetadataSource(type: $0.type, path: $0.path) }
+            try AssetJSON(AssembledAsset(asset: s.asset, metadataSources: sources)).encode(to: encoder)
+            var c = encoder.container(keyedBy: K.self)
+            try c.encode(s.localIdentifier, forKey: .localIdentifier)
+            try c.encode(s.cloudIdentifier, forKey: .cloudIdentifier)
+        }
+
+        enum K: String, CodingKey { case localIdentifier, cloudIdentifier }
+    }
+
+    static func parsed(_ data: Data) throws -> NSDictionary {
+        try #require(try JSONSerialization.jsonObject(with: data) as? NSDictionary)
+    }
+
+    static func reference(_ s: StoredAsset) throws -> NSDictionary {
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.withoutEscapingSlashes]
+        return try parsed(try enc.encode(Reference(s: s)))
+    }
+
+    static func written(_ s: StoredAsset) -> Data {
+        var w = AssetRowWriter(fd: -1, flushAt: .max)
+        w.object(s)
+        return Data(w.pending)
+    }
+
+    /// The generated sample library ingested (Live Photos, RAW+JPEG, edits, sidecars, Takeout, broken files),
+    /// and the corpus too when it is there.
+    static let catalog: String? = {
+        let library = Corpus.fixtures.appendingPathComponent("generated/library").path
+        guard FileManager.default.fileExists(atPath: library), let scratch = try? TestScratch("rowwriter") else { return nil }
+        let path = scratch.url.appendingPathComponent("c.sqlite").path
+        var roots = [library]
+        if let corpus = Corpus.root?.path { roots.append(corpus) }
+        let r = try? Subprocess.run(ProbeCommandTests.binary.path, ["ingest", "--catalog", path, "--progress", "none"] + roots)
+        guard let r, r.status == 0 || r.status == 1 else { return nil }
+        keep.append(scratch)
+        return path
+    }()
+    nonisolated(unsafe) static var keep: [TestScratch] = []
+
+    /// Every asset of the test catalog (hidden, trashed and every burst frame included), `sort` as `query --sort`.
+    static func everything(sortedBy sort: String? = nil) throws -> FetchResult {
+        let path = try #require(catalog, "no sample library (python3 Fixtures/generate.py)")
+        var options = FetchOptions()
+        options.includeHiddenAssets = true
+        options.includeAllBurstAssets = true
+        options.includeTrashed = true
+        options.sortDescriptors = sort.map { [.init(parsing: $0)] } ?? []
+        return try Catalog(path: path, mode: .readOnly).fetchAssets(options)
+    }
+
+    @Test func everyStoredAssetMatchesTheEncoderShape() throws {
+        let result = try Self.everything()
+        try #require(result.count > 10)
+        var compared = 0
+        try result.enumerate { _, s in
+            let data = Self.written(s)
+            let got = try Self.parsed(data)
+            #expect(got == (try Self.reference(s)), "\(s.asset.id): \(String(decoding: data, as: UTF8.self))")
+            #expect(got.allKeys.count == AssetRowWriter.keyOrder.count)
+            compared += 1
+        }
+        #expect(compared == result.count)
+    }
+
+    /// The row stream (`objects(of:)`, what `query` uses) writes the same objects, in the result's order,
+    /// straight from SQLite rows.
+    @Test func rowStreamMatchesTheEncoderShape() throws {
+        let result = try Self.everything(sortedBy: "-filename")
+        var expected: [NSDictionary] = []
+        try result.enumerate { _, s in expected.append(try Self.reference(s)) }
+        var w = AssetRowWriter(fd: -1, flushAt: .max)
+        try w.objects(of: result, after: "\n")
+        let lines = String(decoding: w.pending, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == expected.count)
+        for (line, want) in zip(lines, expected) {
+            #expect(try Self.parsed(Data(line.utf8)) == want, "\(line)")
+        }
+    }
+
+    /// Strings that need escaping, absent values, a location with and without altitude, a video duration.
+    @Test func escapingAndAbsentValues() throws {
+        var a = Asset(id: "dir/\"quoted\" \\ back/slash\tand\nnew\u{1}line é 📷.mov", mediaType: .video)
+        a.duration = 3.5
+        a.make = "A\u{7F}\u{1F}B"
+        a.model = nil
+        a.location = Location(latitude: 48.858_37, longitude: -2.294_481e-3, altitude: nil)
+        a.creationDate = AssetDate(local: "2024-05-01T12:00:00.120", offsetSeconds: -34_200)
+        a.reasons = [Reason("photoLive", "paired \"movie\""), Reason("x", "")]
+        a.resources = [AssetResource(type: .video, path: "a/b.mov", originalFilename: "b.mov", uniformTypeIdentifier: nil, fileSize: 12)]
+        let s = StoredAsset(
+            localIdentifier: "L/L0/001", cloudIdentifier: "C:001", root: "/r", asset: a, isTrashed: false,
+            metadataSources: [MetadataSourceRef(type: "xmp", path: "b.xmp")], resourceHashes: [nil])
+        let data = Self.written(s)
+        let reference = try Self.reference(s)
+        #expect(try Self.parsed(data) == reference, "\(String(decoding: data, as: UTF8.self))\n\(reference)")
+        // Keys come in the documented order.
+        let text = String(decoding: data, as: UTF8.self)
+        let positions = AssetRowWriter.keyOrder.map { text.range(of: "\"\($0)\":")?.lowerBound }
+        #expect(!positions.contains(nil))
+        #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
+    }
+
+    /// Through the binary: `query --format ndjson` and `--format json` print the same objects as the reference.
+    @Test func queryPrintsTheWriterOutput() throws {
+        let path = try #require(Self.catalog, "no sample library (python3 Fixtures/generate.py)")
+        let catalog = try Catalog(path: path, mode: .readOnly)
+        var expected: [String: NSDictionary] = [:]
+        try catalog.fetchAssets(FetchOptions()).enumerate { _, s in expected[s.localIdentifier] = try Self.reference(s) }
+        let nd = try Subprocess.run(ProbeCommandTests.binary.path, ["query", "--format", "ndjson", "--catalog", path])
+        #expect(nd.status == 0, "\(nd.stderr)")
+        let lines = nd.stdout.split(separator: "\n")
+        #expect(lines.count == expected.count)
+        for line in lines {
+            let got = try Self.parsed(Data(line.utf8))
+            #expect(got == expected[got["localIdentifier"] as? String ?? ""])
+        }
+        let js = try Subprocess.run(ProbeCommandTests.binary.path, ["query", "--format", "json", "--catalog", path])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(js.stdout.utf8)) as? [NSDictionary])
+        #expect(array.count == expected.count)
+        #expect(array.allSatisfy { $0 == expected[$0["localIdentifier"] as? String ?? ""] })
+    }
+}
