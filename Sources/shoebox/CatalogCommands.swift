@@ -196,7 +196,9 @@ struct IngestCommand: AsyncParsableCommand {
         let catalogPath = location.path
         let given = (roots + (pipeline != nil ? def?.roots ?? [] : [])).map(Ingestor.absolutePath)
         if given.isEmpty && (def?.roots ?? []).isEmpty && !FileManager.default.fileExists(atPath: catalogPath) {
-            throw ValidationError("Give at least one folder to ingest, or --pipeline FILE (no catalog at \(catalogPath) with roots from a previous run).")
+            FileHandle.standardError.write(
+                Data("error: give at least one folder to ingest, or --pipeline FILE (no catalog at \(catalogPath) with roots from a previous run)\n".utf8))
+            throw ExitCode(2)
         }
         // A dry run only reads the catalog (and not at all when there is none).
         let exists = FileManager.default.fileExists(atPath: catalogPath)
