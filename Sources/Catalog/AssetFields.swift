@@ -51,7 +51,9 @@ public enum AssetField: String, CaseIterable, Sendable {
     /// A CSV field: quoted when it holds a comma, quote or line break (compared as characters, so a
     /// `\r\n` pair is one character and does not count).
     public static func csv(_ s: String) -> String {
-        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+        // Most values hold none of the four bytes: those are as they are, without walking characters.
+        guard s.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else { return s }
+        return s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
             ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
     }
 

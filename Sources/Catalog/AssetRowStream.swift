@@ -23,13 +23,7 @@ extension AssetRowWriter {
                 let r = RawColumns(rs.sqliteStatement)
                 while try step(rs.sqliteStatement) {
                     var out = resources[r.int(0)].map { $0 + [UInt8(ascii: ",")] } ?? []
-                    out.append(contentsOf: "{\"type\":".utf8)
-                    Self.string(AssetResourceType(rawValue: Int(r.int(1)))?.name ?? AssetResourceType.photo.name, into: &out)
-                    out.append(contentsOf: ",\"path\":".utf8); r.string(2, into: &out)
-                    out.append(contentsOf: ",\"originalFilename\":".utf8); r.string(3, into: &out)
-                    if !r.isNull(4) { out.append(contentsOf: ",\"uniformTypeIdentifier\":".utf8); r.string(4, into: &out) }
-                    if !r.isNull(5) { out.append(contentsOf: ",\"fileSize\":".utf8); out.append(contentsOf: String(UInt64(bitPattern: r.int(5))).utf8) }
-                    out.append(UInt8(ascii: "}"))
+                    Self.resource(r, into: &out)
                     resources[r.int(0)] = out
                 }
                 let s = try db.makeStatement(

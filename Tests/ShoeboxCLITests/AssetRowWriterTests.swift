@@ -200,4 +200,13 @@ import Testing
             }
         }
     }
+
+    /// CSV quoting with its byte fast path is the character test it replaced (a `\r\n` pair is one character,
+    /// neither `\r` nor `\n`, and was never quoted).
+    @Test(arguments: ["plain", "", "a,b", "say \"hi\"", "line\nbreak", "cr\ronly", "crlf\r\npair", "é,📷", "tab\tx", "\r\n,"])
+    func csvQuotingIsTheCharacterTest(_ s: String) {
+        let before = s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+            ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+        #expect(AssetField.csv(s) == before)
+    }
 }
