@@ -64,18 +64,21 @@ extension AssetRowWriter {
         key(); c.string(2, into: &out)  // cloudIdentifier
         key(); c.string(3, into: &out)  // id
         key(); string(mediaType.name, into: &out)
-        key(); strings(MediaSubtypes(rawValue: UInt(c.int(5))).names, into: &out)
+        key()
+        if c.int(5) == 0 { out.append(contentsOf: "[]".utf8) } else { strings(MediaSubtypes(rawValue: UInt(c.int(5))).names, into: &out) }
         key()  // traits, sorted
-        let traits = Set(c.text(6).split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }).sorted()
+        let traits = c.text(6).isEmpty ? [] : Set(c.text(6).split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }).sorted()
         strings(traits, into: &out)
         key(); string((PlaybackStyle(rawValue: Int(c.int(7))) ?? .unsupported).name, into: &out)
         key(); string(variationNames[PlaybackVariation(rawValue: Int(c.int(8))) ?? .none], into: &out)
         key()  // creationDate
         if c.isNull(9) {
             out.append(contentsOf: "null".utf8)
-        } else {
-            let local = String(decoding: c.text(9), as: UTF8.self)
-            string(AssetDate(local: local, offsetSeconds: c.isNull(10) ? nil : Int(c.int(10))).description, into: &out)
+        } else {  // AssetDate.description: the local text, then the offset when known
+            out.append(UInt8(ascii: "\""))
+            escaped(bytes: c.text(9), into: &out)
+            if !c.isNull(10) { out.append(contentsOf: AssetDate.offsetSuffix(Int(c.int(10))).utf8) }
+            out.append(UInt8(ascii: "\""))
         }
         key(); c.string(11, into: &out)  // creationDateSource
         key()  // location
@@ -175,18 +178,32 @@ extension AssetRowWriter {
         matching options: FetchOptions, in catalog: Catalog, before: (Int) -> String = { _ in "" }, after: String = ""
     ) throws(CatalogError) -> Int {
         var n = 0
-        var scratch: [UInt8] = []
+        var res: [UInt8] = []
+        var parts: [(ord: Int64, bytes: Range<Int>)] = []
+        let afterBytes = Array(after.utf8)
         try catalog.forEachAssetRow(options, resources: true) { c, resources in
-            var res: [UInt8] = []
+            res.removeAll(keepingCapacity: true)
+            parts.removeAll(keepingCapacity: true)
             try resources { r in
                 if !res.isEmpty { res.append(UInt8(ascii: ",")) }
+                let from = res.count
                 Self.resource(r, into: &res)
+                parts.append((r.int(6), from..<res.count))
             }
-            scratch.removeAll(keepingCapacity: true)
-            Self.object(c, resources: res, into: &scratch)
-            raw(before(n))
-            appendBytes(scratch[...])
-            raw(after)
+            // Resources come in row order; they are written in `ord` order (ties in row order).
+            if zip(parts, parts.dropFirst()).contains(where: { $0.ord > $1.ord }) {
+                let sorted = parts.enumerated().sorted { ($0.element.ord, $0.offset) < ($1.element.ord, $1.offset) }
+                var joined: [UInt8] = []
+                for (i, p) in sorted.enumerated() {
+                    if i > 0 { joined.append(UInt8(ascii: ",")) }
+                    joined.append(contentsOf: res[p.element.bytes])
+                }
+                res = joined
+            }
+            buffer.append(contentsOf: before(n).utf8)
+            Self.object(c, resources: res, into: &buffer)
+            buffer.append(contentsOf: afterBytes)
+            if buffer.count >= flushAt { flush() }
             n += 1
         }
         return n
@@ -275,8 +292,10 @@ extension Catalog {
 
     /// Steps one statement over the assets a fetch with `options` returns (its WHERE, ORDER BY and LIMIT), in
     /// order, calling `body` with the row and, when `resources` is true, a function that calls its argument
-    /// with each of the asset's resource rows in `ord` order. Resources come from a second statement: in
-    /// asset id order (merged as the assets go) when the result is in id order, else looked up per asset.
+    /// with each of the asset's resource rows (`asset_id, type, path, original_filename, uti, file_size, ord`).
+    /// Resources come from a second statement: in asset id order (merged as the assets go; an asset's rows in
+    /// row order, which a caller that needs them in `ord` order sorts) when the result is in id order, else
+    /// looked up per asset, in `ord` order.
     func forEachAssetRow(
         _ options: FetchOptions, resources: Bool,
         _ body: (RawColumns, (_ each: (RawColumns) throws -> Void) throws -> Void) throws -> Void
@@ -286,10 +305,12 @@ extension Catalog {
             let s = try db.makeStatement(sql: sql)
             try s.setArguments(StatementArguments(args))
             let c = RawColumns(s.sqliteStatement)
-            let resourceColumns = "SELECT asset_id, type, path, original_filename, uti, file_size FROM resource"
+            let resourceColumns = "SELECT asset_id, type, path, original_filename, uti, file_size, ord FROM resource"
             let merged = options.sortDescriptors.isEmpty
+            // `ORDER BY asset_id` walks `resource_asset` (rows of one asset in row id order) with no sorter;
+            // adding `ord` would sort every group in a temporary B-tree (0.6 s at a million).
             let rs = resources
-                ? try db.makeStatement(sql: resourceColumns + (merged ? " ORDER BY asset_id, ord" : " WHERE asset_id = ? ORDER BY ord")) : nil
+                ? try db.makeStatement(sql: resourceColumns + (merged ? " ORDER BY asset_id" : " WHERE asset_id = ? ORDER BY ord")) : nil
             let r = rs.map { RawColumns($0.sqliteStatement) }
             var pending = false  // merged: the resource statement holds a row not yet used
             var started = false
