@@ -23,13 +23,7 @@ extension AssetRowWriter {
                 let r = RawColumns(rs.sqliteStatement)
                 while try step(rs.sqliteStatement) {
                     var out = resources[r.int(0)].map { $0 + [UInt8(ascii: ",")] } ?? []
-                    out.append(contentsOf: "{\"type\":".utf8)
-                    Self.string(AssetResourceType(rawValue: Int(r.int(1)))?.name ?? AssetResourceType.photo.name, into: &out)
-                    out.append(contentsOf: ",\"path\":".utf8); r.string(2, into: &out)
-                    out.append(contentsOf: ",\"originalFilename\":".utf8); r.string(3, into: &out)
-                    if !r.isNull(4) { out.append(contentsOf: ",\"uniformTypeIdentifier\":".utf8); r.string(4, into: &out) }
-                    if !r.isNull(5) { out.append(contentsOf: ",\"fileSize\":".utf8); out.append(contentsOf: String(UInt64(bitPattern: r.int(5))).utf8) }
-                    out.append(UInt8(ascii: "}"))
+                    Self.resource(r, into: &out)
                     resources[r.int(0)] = out
                 }
                 let s = try db.makeStatement(
@@ -70,18 +64,21 @@ extension AssetRowWriter {
         key(); c.string(2, into: &out)  // cloudIdentifier
         key(); c.string(3, into: &out)  // id
         key(); string(mediaType.name, into: &out)
-        key(); strings(MediaSubtypes(rawValue: UInt(c.int(5))).names, into: &out)
+        key()
+        if c.int(5) == 0 { out.append(contentsOf: "[]".utf8) } else { strings(MediaSubtypes(rawValue: UInt(c.int(5))).names, into: &out) }
         key()  // traits, sorted
-        let traits = Set(c.text(6).split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }).sorted()
+        let traits = c.text(6).isEmpty ? [] : Set(c.text(6).split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }).sorted()
         strings(traits, into: &out)
         key(); string((PlaybackStyle(rawValue: Int(c.int(7))) ?? .unsupported).name, into: &out)
         key(); string(variationNames[PlaybackVariation(rawValue: Int(c.int(8))) ?? .none], into: &out)
         key()  // creationDate
         if c.isNull(9) {
             out.append(contentsOf: "null".utf8)
-        } else {
-            let local = String(decoding: c.text(9), as: UTF8.self)
-            string(AssetDate(local: local, offsetSeconds: c.isNull(10) ? nil : Int(c.int(10))).description, into: &out)
+        } else {  // AssetDate.description: the local text, then the offset when known
+            out.append(UInt8(ascii: "\""))
+            escaped(bytes: c.text(9), into: &out)
+            if !c.isNull(10) { out.append(contentsOf: AssetDate.offsetSuffix(Int(c.int(10))).utf8) }
+            out.append(UInt8(ascii: "\""))
         }
         key(); c.string(11, into: &out)  // creationDateSource
         key()  // location
@@ -168,5 +165,176 @@ private func step(_ statement: SQLiteStatement) throws -> Bool {
     case SQLITE_ROW: return true
     case SQLITE_DONE: return false
     case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code))
+    }
+}
+
+// MARK: - One statement over the result
+
+extension AssetRowWriter {
+    /// Writes every asset a fetch with `options` returns, in its order, as `objects(of:)` would — but from
+    /// one statement over the filtered, ordered rows, with no list of row ids. Before the object at index
+    /// `i` comes `before(i)`, after each `after`. Returns how many were written.
+    public mutating func objects(
+        matching options: FetchOptions, in catalog: Catalog, before: (Int) -> String = { _ in "" }, after: String = ""
+    ) throws(CatalogError) -> Int {
+        var n = 0
+        var res: [UInt8] = []
+        var parts: [(ord: Int64, bytes: Range<Int>)] = []
+        let afterBytes = Array(after.utf8)
+        try catalog.forEachAssetRow(options, resources: true) { c, resources in
+            res.removeAll(keepingCapacity: true)
+            parts.removeAll(keepingCapacity: true)
+            try resources { r in
+                if !res.isEmpty { res.append(UInt8(ascii: ",")) }
+                let from = res.count
+                Self.resource(r, into: &res)
+                parts.append((r.int(6), from..<res.count))
+            }
+            // Resources come in row order; they are written in `ord` order (ties in row order).
+            if zip(parts, parts.dropFirst()).contains(where: { $0.ord > $1.ord }) {
+                let sorted = parts.enumerated().sorted { ($0.element.ord, $0.offset) < ($1.element.ord, $1.offset) }
+                var joined: [UInt8] = []
+                for (i, p) in sorted.enumerated() {
+                    if i > 0 { joined.append(UInt8(ascii: ",")) }
+                    joined.append(contentsOf: res[p.element.bytes])
+                }
+                res = joined
+            }
+            buffer.append(contentsOf: before(n).utf8)
+            Self.object(c, resources: res, into: &buffer)
+            buffer.append(contentsOf: afterBytes)
+            if buffer.count >= flushAt { flush() }
+            n += 1
+        }
+        return n
+    }
+
+    /// Writes the CSV lines (no header) of `fields` for every asset a fetch with `options` returns, in its
+    /// order, each field's text as `AssetField.text(of:)` gives it. Returns how many lines were written.
+    public mutating func csvLines(matching options: FetchOptions, in catalog: Catalog, fields: [AssetField]) throws(CatalogError) -> Int {
+        var n = 0
+        var line: [UInt8] = []
+        try catalog.forEachAssetRow(options, resources: fields.contains(where: \.needsResources)) { c, resources in
+            var size: UInt64?
+            if fields.contains(where: \.needsResources) {
+                try resources { r in
+                    if !r.isNull(5) { size = (size ?? 0) + UInt64(bitPattern: r.int(5)) }
+                }
+            }
+            let row = AssetRow(c: c, totalFileSize: size)
+            line.removeAll(keepingCapacity: true)
+            for (i, f) in fields.enumerated() {
+                if i > 0 { line.append(UInt8(ascii: ",")) }
+                line.append(contentsOf: AssetField.csv(f.text(of: row)).utf8)
+            }
+            line.append(UInt8(ascii: "\n"))
+            appendBytes(line[...])
+            n += 1
+        }
+        return n
+    }
+
+    /// A resource object from a row of the resource statement (`asset_id, type, path, original_filename,
+    /// uti, file_size`).
+    static func resource(_ r: RawColumns, into out: inout [UInt8]) {
+        out.append(contentsOf: "{\"type\":".utf8)
+        string(AssetResourceType(rawValue: Int(r.int(1)))?.name ?? AssetResourceType.photo.name, into: &out)
+        out.append(contentsOf: ",\"path\":".utf8); r.string(2, into: &out)
+        out.append(contentsOf: ",\"originalFilename\":".utf8); r.string(3, into: &out)
+        if !r.isNull(4) { out.append(contentsOf: ",\"uniformTypeIdentifier\":".utf8); r.string(4, into: &out) }
+        if !r.isNull(5) { out.append(contentsOf: ",\"fileSize\":".utf8); out.append(contentsOf: String(UInt64(bitPattern: r.int(5))).utf8) }
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
+/// A row of the asset statement as an `AssetFieldSource`: each value read from its column when asked.
+struct AssetRow: AssetFieldSource {
+    let c: RawColumns
+    let totalFileSize: UInt64?
+
+    private func text(_ i: Int32) -> String? { c.isNull(i) ? nil : String(decoding: c.text(i), as: UTF8.self) }
+
+    var path: String { text(3) ?? "" }
+    var root: String { text(29) ?? "" }
+    var localIdentifier: String { text(1) ?? "" }
+    var cloudIdentifier: String { text(2) ?? "" }
+    var mediaType: MediaType { MediaType(rawValue: Int(c.int(4))) ?? .unknown }
+    var mediaSubtypes: MediaSubtypes { MediaSubtypes(rawValue: UInt(c.int(5))) }
+    var sortedTraits: [String] { Set(c.text(6).split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }).sorted() }
+    var playbackStyle: PlaybackStyle { PlaybackStyle(rawValue: Int(c.int(7))) ?? .unsupported }
+    var creationDate: AssetDate? {
+        guard let local = text(9) else { return nil }
+        return AssetDate(local: local, offsetSeconds: c.isNull(10) ? nil : Int(c.int(10)))
+    }
+    var pixelWidth: Int { Int(c.int(16)) }
+    var pixelHeight: Int { Int(c.int(17)) }
+    var duration: Double { c.double(18) }
+    var contentIdentifier: String? { text(19) }
+    var burstIdentifier: String? { text(20) }
+    var hasAdjustments: Bool { c.int(21) != 0 }
+    var isFavorite: Bool { c.int(22) != 0 }
+    var isHidden: Bool { c.int(23) != 0 }
+    var make: String? { text(25) }
+    var model: String? { text(26) }
+    var lensModel: String? { text(27) }
+    var coordinates: (latitude: Double, longitude: Double)? { c.isNull(12) || c.isNull(13) ? nil : (c.double(12), c.double(13)) }
+}
+
+extension Catalog {
+    /// The columns of the asset statement, in the positions `AssetRowWriter.object(_:resources:into:)` and
+    /// `AssetRow` read.
+    static let assetRowColumns = """
+        a.id, a.local_identifier, a.cloud_identifier, a.primary_path, a.media_type, a.media_subtypes, a.traits, a.playback_style,
+        a.playback_variation, a.creation_date, a.creation_offset, a.creation_date_source, a.latitude, a.longitude, a.altitude,
+        a.location_source, a.pixel_width, a.pixel_height, a.duration, a.content_identifier, a.burst_identifier, a.has_adjustments,
+        a.is_favorite, a.is_hidden, a.metadata_sources, a.make, a.model, a.lens_model, a.reasons, a.root
+        """
+
+    /// Steps one statement over the assets a fetch with `options` returns (its WHERE, ORDER BY and LIMIT), in
+    /// order, calling `body` with the row and, when `resources` is true, a function that calls its argument
+    /// with each of the asset's resource rows (`asset_id, type, path, original_filename, uti, file_size, ord`).
+    /// Resources come from a second statement: in asset id order (merged as the assets go; an asset's rows in
+    /// row order, which a caller that needs them in `ord` order sorts) when the result is in id order, else
+    /// looked up per asset, in `ord` order.
+    func forEachAssetRow(
+        _ options: FetchOptions, resources: Bool,
+        _ body: (RawColumns, (_ each: (RawColumns) throws -> Void) throws -> Void) throws -> Void
+    ) throws(CatalogError) {
+        let (sql, args) = try Self.fetchSQL(Self.assetRowColumns, options)
+        try read { db in
+            let s = try db.makeStatement(sql: sql)
+            try s.setArguments(StatementArguments(args))
+            let c = RawColumns(s.sqliteStatement)
+            let resourceColumns = "SELECT asset_id, type, path, original_filename, uti, file_size, ord FROM resource"
+            let merged = options.sortDescriptors.isEmpty
+            // `ORDER BY asset_id` walks `resource_asset` (rows of one asset in row id order) with no sorter;
+            // adding `ord` would sort every group in a temporary B-tree (0.6 s at a million).
+            let rs = resources
+                ? try db.makeStatement(sql: resourceColumns + (merged ? " ORDER BY asset_id" : " WHERE asset_id = ? ORDER BY ord")) : nil
+            let r = rs.map { RawColumns($0.sqliteStatement) }
+            var pending = false  // merged: the resource statement holds a row not yet used
+            var started = false
+            while try step(s.sqliteStatement) {
+                let id = c.int(0)
+                try body(c) { each in
+                    guard let rs, let r else { return }
+                    if merged {
+                        if !started {
+                            pending = try step(rs.sqliteStatement)
+                            started = true
+                        }
+                        while pending && r.int(0) < id { pending = try step(rs.sqliteStatement) }
+                        while pending && r.int(0) == id {
+                            try each(r)
+                            pending = try step(rs.sqliteStatement)
+                        }
+                    } else {
+                        sqlite3_reset(rs.sqliteStatement)
+                        sqlite3_bind_int64(rs.sqliteStatement, 1, id)
+                        while try step(rs.sqliteStatement) { try each(r) }
+                    }
+                }
+            }
+        }
     }
 }

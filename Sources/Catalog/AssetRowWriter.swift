@@ -23,9 +23,10 @@ public struct AssetRowWriter {
     static let keyBytes: [[UInt8]] = keyOrder.enumerated().map { Array((($0.offset == 0 ? "{" : ",") + "\"\($0.element)\":").utf8) }
     static let variationNames = Dictionary(uniqueKeysWithValues: PlaybackVariation.allCases.map { ($0, String(describing: $0)) })
 
-    private var buffer: [UInt8] = []
+    /// What is pending; the row stream (`AssetRowStream.swift`) writes objects into it directly.
+    var buffer: [UInt8] = []
     private let fd: Int32
-    private let flushAt: Int
+    let flushAt: Int
 
     /// A writer to `fd` (standard output by default) that writes whenever `flushAt` bytes are pending.
     public init(fd: Int32 = 1, flushAt: Int = 1 << 16) {
@@ -183,6 +184,12 @@ public struct AssetRowWriter {
     /// else (slashes and non-ASCII included) as its UTF-8 bytes.
     static func string<Bytes: Collection>(bytes: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
         out.append(UInt8(ascii: "\""))
+        escaped(bytes: bytes, into: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The inside of a JSON string (`string(bytes:into:)` without the quotes).
+    static func escaped<Bytes: Collection>(bytes: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
         var start = bytes.startIndex
         var i = bytes.startIndex
         while i != bytes.endIndex {
@@ -208,6 +215,5 @@ public struct AssetRowWriter {
             i = bytes.index(after: i)
         }
         out.append(contentsOf: bytes[start..<bytes.endIndex])
-        out.append(UInt8(ascii: "\""))
     }
 }

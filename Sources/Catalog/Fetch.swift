@@ -119,18 +119,24 @@ public final class FetchResult: @unchecked Sendable {
 extension Catalog {
     /// `PHAsset.fetchAssets(with:)`: every asset matching the options.
     public func fetchAssets(_ options: FetchOptions = FetchOptions(), batchSize: Int = 200) throws(CatalogError) -> FetchResult {
-        let (whereSQL, args) = Self.whereClause(options)
+        let (sql, args) = try Self.fetchSQL("a.id", options)
+        let ids = try read { db in try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(args)) }
+        return FetchResult(catalog: self, rowIDs: ids, batchSize: batchSize)
+    }
+
+    /// `SELECT columns FROM asset a` with the options' filters, order (ties by row id) and limit: the one
+    /// statement both the id list of `fetchAssets` and the row stream (`forEachAssetRow`) run.
+    static func fetchSQL(_ columns: String, _ options: FetchOptions) throws(CatalogError) -> (String, [DatabaseValue]) {
+        let (whereSQL, args) = whereClause(options)
         var order: [String] = []
         for s in options.sortDescriptors {
             guard let col = SortDescriptor.columns[s.key] else { throw CatalogError(.notFound, "cannot sort by '\(s.key)': not a sortable key path") }
             order.append("\(col) \(s.ascending ? "ASC" : "DESC")")
         }
         order.append("a.id ASC")
-        var sql = "SELECT a.id FROM asset a" + whereSQL + " ORDER BY " + order.joined(separator: ", ")
+        var sql = "SELECT \(columns) FROM asset a" + whereSQL + " ORDER BY " + order.joined(separator: ", ")
         if let limit = options.fetchLimit, limit >= 0 { sql += " LIMIT \(limit)" }
-        let finalSQL = sql
-        let ids = try read { db in try Int64.fetchAll(db, sql: finalSQL, arguments: StatementArguments(args)) }
-        return FetchResult(catalog: self, rowIDs: ids, batchSize: batchSize)
+        return (sql, args)
     }
 
     /// The number of assets a fetch would return, counted by SQLite without materialising identifiers.

@@ -59,10 +59,15 @@ public struct AssetDate: Sendable, Equatable, Hashable, Codable, Comparable, Cus
 
     public var description: String {
         guard let off = offsetSeconds else { return local }
+        return local + Self.offsetSuffix(off)
+    }
+
+    /// `+hh:mm` or `-hh:mm` for an offset in seconds, as `description` appends it.
+    public static func offsetSuffix(_ off: Int) -> String {
         let sign = off < 0 ? "-" : "+"
         let m = abs(off) / 60
         let hh = m / 60, mm = m % 60
-        return local + sign + (hh < 10 ? "0" : "") + String(hh) + ":" + (mm < 10 ? "0" : "") + String(mm)
+        return sign + (hh < 10 ? "0" : "") + String(hh) + ":" + (mm < 10 ? "0" : "") + String(mm)
     }
 
     public static func < (a: AssetDate, b: AssetDate) -> Bool { a.local < b.local }

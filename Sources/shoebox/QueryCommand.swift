@@ -157,6 +157,10 @@ struct QueryCommand: ParsableCommand {
             print(try catalog.countAssets(options))
             return
         }
+        if inSaved == nil && inAlbum == nil && save == nil && format != .table {
+            // Enumeration: one statement over the filtered, ordered rows, written as it is stepped.
+            return try QueryOutput.stream(catalog, options, format: format, fields: fields)
+        }
         var result = try catalog.fetchAssets(options)
         if let inSaved {
             guard let ids = try catalog.savedFetch(named: inSaved) else { throw ValidationError("No saved fetch named '\(inSaved)'.") }
@@ -257,40 +261,40 @@ enum QueryOutput {
     /// A field's text: exact in CSV; in a table, sizes in bytes read as `3.7 MB` and an undated asset's
     /// date (the file's modification time) starts with `~`.
     static func value(_ s: StoredAsset, _ field: String, table: Bool = false) -> String {
-        let a = s.asset
-        switch field {
-        case "filename": return a.id.split(separator: "/").last.map(String.init) ?? a.id
-        case "path": return a.id
-        case "mediaType": return a.mediaType.name
-        case "mediaSubtypes": return a.mediaSubtypes.names.joined(separator: ",")
-        case "traits": return a.traits.map(\.rawValue).sorted().joined(separator: ",")
-        case "playbackStyle": return a.playbackStyle.name
-        case "creationDate":
-            let d = a.creationDate?.description ?? ""
-            return table && a.isUndated && !d.isEmpty ? "~" + d : d
-        case "size": return "\(a.pixelWidth)x\(a.pixelHeight)"
-        case "pixelWidth": return String(a.pixelWidth)
-        case "pixelHeight": return String(a.pixelHeight)
-        case "duration": return a.mediaType == .video || a.mediaType == .audio ? String(format: "%.3f", a.duration) : ""
-        case "fileSize":
-            guard let n = a.totalFileSize else { return "" }
-            return table ? Cell.bytes(Int64(n)) : String(n)
-        case "camera": return a.cameraName ?? ""
-        case "localIdentifier": return s.localIdentifier
-        case "cloudIdentifier": return s.cloudIdentifier
-        case "contentIdentifier": return a.contentIdentifier ?? ""
-        case "burstIdentifier": return a.burstIdentifier ?? ""
-        case "make": return a.make ?? ""
-        case "model": return a.model ?? ""
-        case "lensModel": return a.lensModel ?? ""
-        case "latitude": return a.location.map { String($0.latitude) } ?? ""
-        case "longitude": return a.location.map { String($0.longitude) } ?? ""
-        case "isFavorite": return a.isFavorite ? "1" : "0"
-        case "isHidden": return a.isHidden ? "1" : "0"
-        case "hasAdjustments": return a.hasAdjustments ? "1" : "0"
-        case "root": return s.root
-        default: return ""
+        guard let f = AssetField(rawValue: field) else { return "" }
+        if table {
+            switch f {
+            case .creationDate:
+                let d = s.asset.creationDate?.description ?? ""
+                return s.asset.isUndated && !d.isEmpty ? "~" + d : d
+            case .fileSize:
+                return s.asset.totalFileSize.map { Cell.bytes(Int64($0)) } ?? ""
+            default: break
+            }
         }
+        return f.text(of: s)
+    }
+
+    /// JSON, NDJSON or CSV of every asset a fetch with `options` returns, from one statement over the rows
+    /// (`AssetRowWriter.objects(matching:in:)`, `csvLines(matching:in:fields:)`); the same bytes `write`
+    /// prints for the fetch result.
+    static func stream(_ catalog: Catalog, _ options: FetchOptions, format: OutputFormat, fields: String?) throws {
+        let cols = try FieldList.parse(fields, known: Self.fields, default: defaultFields)
+        var w = AssetRowWriter()
+        switch format {
+        case .json:
+            w.raw("[")
+            let n = try w.objects(matching: options, in: catalog, before: { $0 == 0 ? "\n" : ",\n" })
+            w.raw(n == 0 ? "]\n" : "\n]\n")
+        case .ndjson:
+            _ = try w.objects(matching: options, in: catalog, after: "\n")
+        case .csv:
+            w.raw(Cell.csvLine(cols) + "\n")
+            _ = try w.csvLines(matching: options, in: catalog, fields: cols.compactMap(AssetField.init(rawValue:)))
+        case .table:
+            return try write(catalog.fetchAssets(options), format: format, fields: fields)
+        }
+        w.flush()
     }
 
     static func write(_ result: FetchResult, format: OutputFormat, fields: String?) throws {

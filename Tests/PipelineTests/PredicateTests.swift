@@ -102,9 +102,18 @@ import Testing
         #expect(
             try Self.compile("(mediaSubtypes & 8) == 8")
                 == CompiledPredicate(sql: "(a.media_subtypes & ?) = ?", arguments: [.int(8), .int(8)]))
-        #expect(try Self.compile("(mediaSubtypes & %d) != 0", ["16"]).arguments == [.int(16), .int(0)])
-        #expect(try Self.compile("(8 & mediaSubtypes) != 0").sql == "(a.media_subtypes & ?) != ?")
-        #expect(try Self.compile("0 != (mediaSubtypes & photoHDR)").arguments == [.int(2), .int(0)])
+        // The bit tests `(mediaSubtypes & m) != 0` and `== 0` are written like CONTAINS (the index seek).
+        #expect(try Self.compile("(mediaSubtypes & 8) != 0") == live)
+        #expect(try Self.compile("(mediaSubtypes & %d) != 0", ["16"]).arguments == [.int(16)])
+        #expect(try Self.compile("(8 & mediaSubtypes) != 0") == live)
+        #expect(try Self.compile("0 != (mediaSubtypes & photoLive)") == live)
+        #expect(try Self.compile("0 != (mediaSubtypes & photoHDR)").arguments == [.int(2)])
+        let clear = try Self.compile("(mediaSubtypes & 8) == 0")
+        #expect(clear.arguments == [.int(8)])
+        #expect(clear.sql == live.sql.replacingOccurrences(of: "(x & ?) != 0)", with: "(x & ?) = 0)"))
+        #expect(try Self.compile("0 == (photoLive & mediaSubtypes)") == clear)
+        // Other shapes keep the plain masked comparison.
+        #expect(try Self.compile("(mediaSubtypes & 8) != 8").sql == "(a.media_subtypes & ?) != ?")
         #expect(try Self.compile("burstSelectionTypes CONTAINS userPick").arguments == [.int(2)])
         #expect(
             try Self.compile("traits CONTAINS selfie")
@@ -326,6 +335,14 @@ import Testing
             ("(mediaSubtypes & 8) != 0", [], 1),
             ("(mediaSubtypes & 8) == 8", [], 1),
             ("(mediaSubtypes & %d) != 0", ["262144"], 1),
+            ("(mediaSubtypes & 8) == 0", [], 2),
+            ("NOT (mediaSubtypes & 8) == 0", [], 1),
+            ("NOT (mediaSubtypes & 8) != 0", [], 2),
+            ("(mediaSubtypes & 262152) != 0", [], 2),
+            ("(mediaSubtypes & 262152) == 0", [], 1),
+            ("(mediaSubtypes & 0) != 0", [], 0),
+            ("(mediaSubtypes & 0) == 0", [], 3),
+            ("(mediaSubtypes & 1) != 0 OR (mediaSubtypes & 8) == 0", [], 2),
             ("mediaSubtypes == 0", [], 1),
             ("mediaSubtypes == 10", [], 1),
             ("NOT mediaSubtypes CONTAINS photoHDR", [], 2),

@@ -2,6 +2,7 @@ import Assemble
 @testable import Catalog
 import Foundation
 import PhotoModel
+@testable import shoebox
 import TestSupport
 import Testing
 
@@ -135,5 +136,77 @@ import Testing
         let array = try #require(try JSONSerialization.jsonObject(with: Data(js.stdout.utf8)) as? [NSDictionary])
         #expect(array.count == expected.count)
         #expect(array.allSatisfy { $0 == expected[$0["localIdentifier"] as? String ?? ""] })
+    }
+
+    /// Fetches of the test catalog the enumeration paths are compared on: sorts with ties, limits, a
+    /// predicate (the bit test), every burst frame, hidden and trashed assets, an empty result.
+    static func optionVariants() throws -> [(String, FetchOptions)] {
+        func o(_ predicate: String? = nil, sort: [String] = [], limit: Int? = nil, bursts: Bool = false, hidden: Bool = false, trashed: Bool = false) throws -> FetchOptions {
+            var x = predicate.map { FetchOptions(predicate: try! PredicateCompiler.compile($0)) } ?? FetchOptions()
+            x.sortDescriptors = sort.map(SortDescriptor.init(parsing:))
+            x.fetchLimit = limit
+            x.includeAllBurstAssets = bursts
+            x.includeHiddenAssets = hidden
+            x.includeTrashed = trashed
+            return x
+        }
+        return [
+            ("default", try o()),
+            ("everything", try o(bursts: true, hidden: true, trashed: true)),
+            ("all bursts", try o(bursts: true)),
+            ("sorted -filename, hidden", try o(sort: ["-filename"], hidden: true)),
+            ("sorted mediaType, -creationDate (ties)", try o(sort: ["mediaType", "-creationDate"], bursts: true)),
+            ("sorted, limit 7", try o(sort: ["creationDate"], limit: 7)),
+            ("limit 5", try o(limit: 5)),
+            ("limit 0", try o(limit: 0)),
+            ("predicate", try o("mediaType == image AND creationDate >= \"2010-01-01\"")),
+            ("bit test", try o("(mediaSubtypes & 8) != 0", bursts: true)),
+            ("bit clear, sorted", try o("(mediaSubtypes & 8) == 0", sort: ["-pixelWidth"], hidden: true)),
+            ("empty", try o("mediaType == audio AND mediaType == image")),
+        ]
+    }
+
+    /// The row stream over one statement (`objects(matching:in:)`, what `query --format json/ndjson` runs)
+    /// writes the same bytes as the id list and batches (`objects(of:)`), in the same order.
+    @Test func oneStatementMatchesTheBatchedStream() throws {
+        let path = try #require(Self.catalog, "no sample library (python3 Fixtures/generate.py)")
+        let catalog = try Catalog(path: path, mode: .readOnly)
+        for (name, options) in try Self.optionVariants() {
+            var old = AssetRowWriter(fd: -1, flushAt: .max)
+            try old.objects(of: catalog.fetchAssets(options), after: "\n")
+            var new = AssetRowWriter(fd: -1, flushAt: .max)
+            let n = try new.objects(matching: options, in: catalog, after: "\n")
+            #expect(n == (try catalog.countAssets(options)), "\(name)")
+            #expect(String(decoding: new.pending, as: UTF8.self) == String(decoding: old.pending, as: UTF8.self), "\(name)")
+        }
+    }
+
+    /// CSV from the rows (`csvLines(matching:in:fields:)`) is the CSV of the stored assets
+    /// (`QueryOutput.value`, which `query --format table` also uses), every field, in the same order.
+    @Test func csvFromRowsMatchesStoredAssets() throws {
+        let path = try #require(Self.catalog, "no sample library (python3 Fixtures/generate.py)")
+        let catalog = try Catalog(path: path, mode: .readOnly)
+        #expect(QueryOutput.fields == AssetField.allCases.map(\.rawValue))
+        let fieldSets: [[AssetField]] = [AssetField.allCases, [.localIdentifier], [.fileSize, .filename], [.camera, .duration, .latitude]]
+        for (name, options) in try Self.optionVariants() {
+            for fields in fieldSets {
+                var expected = ""
+                try catalog.fetchAssets(options).enumerate { _, s in
+                    expected += Cell.csvLine(fields.map { QueryOutput.value(s, $0.rawValue) }) + "\n"
+                }
+                var w = AssetRowWriter(fd: -1, flushAt: .max)
+                _ = try w.csvLines(matching: options, in: catalog, fields: fields)
+                #expect(String(decoding: w.pending, as: UTF8.self) == expected, "\(name): \(fields)")
+            }
+        }
+    }
+
+    /// CSV quoting with its byte fast path is the character test it replaced (a `\r\n` pair is one character,
+    /// neither `\r` nor `\n`, and was never quoted).
+    @Test(arguments: ["plain", "", "a,b", "say \"hi\"", "line\nbreak", "cr\ronly", "crlf\r\npair", "é,📷", "tab\tx", "\r\n,"])
+    func csvQuotingIsTheCharacterTest(_ s: String) {
+        let before = s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+            ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+        #expect(AssetField.csv(s) == before)
     }
 }

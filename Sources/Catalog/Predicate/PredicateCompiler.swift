@@ -36,6 +36,8 @@ struct Operand {
     var info: KeyPathInfo
     var sql: Fragment
     var masked = false
+    /// For a masked operand: the column and the mask (`(column & mask)`).
+    var maskOf: (column: Fragment, mask: PredicateValue)?
     var pos: Int
 
     var kindName: String {
@@ -94,6 +96,7 @@ struct SQLCompiler {
             var o = key
             o.sql = "(" + key.sql + " & " + Fragment.param(mask) + ")"
             o.masked = true
+            o.maskOf = (key.sql, mask)
             return o
         case .castDate(let inner):
             _ = inner
@@ -317,6 +320,11 @@ struct SQLCompiler {
             return o.sql + (op == .eq ? " = " : " != ") + Fragment.param(.text(s))
         }
         let v = try val(valueExpr)
+        // `(mediaSubtypes & m) != 0` / `== 0`: the same index seek as CONTAINS (NOT NULL column, so the
+        // meaning is the same under NOT too).
+        if let (column, mask) = o.maskOf, v == .int(0), op == .eq || op == .ne, column.sql == "a.media_subtypes" {
+            return Self.bitTest(column, Fragment.param(mask), set: op == .ne)
+        }
         if op == .ne {
             return col + (o.info.nullable ? " IS NOT " : " != ") + Fragment.param(v)
         }
@@ -597,11 +605,13 @@ extension SQLCompiler {
     /// walked with one index seek each (a recursive loose index scan), those with the bit set are kept, and
     /// the column is looked up `IN` them. At a million assets a subtype count goes from a table scan to a
     /// few hundred microseconds per distinct value.
-    static func bitTest(_ column: Fragment, _ bit: Fragment) -> Fragment {
-        guard column.sql == "a.media_subtypes" else { return "(" + column + " & " + bit + ") != 0" }
+    /// With `set: false`, `(column & bit) = 0`, written the same way.
+    static func bitTest(_ column: Fragment, _ bit: Fragment, set: Bool = true) -> Fragment {
+        let test = set ? ") != 0" : ") = 0"
+        guard column.sql == "a.media_subtypes" else { return "(" + column + " & " + bit + test }
         let values: String =
             "WITH RECURSIVE v(x) AS (SELECT min(media_subtypes) FROM asset UNION ALL"
             + " SELECT (SELECT min(media_subtypes) FROM asset WHERE media_subtypes > v.x) FROM v WHERE v.x IS NOT NULL)"
-        return "a.media_subtypes IN (" + values + " SELECT x FROM v WHERE (x & " + bit + ") != 0)"
+        return "a.media_subtypes IN (" + values + " SELECT x FROM v WHERE (x & " + bit + test + ")"
     }
 }

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 
 /// Columns measured by how wide they print, not by how many characters they hold.
@@ -161,10 +162,7 @@ enum Cell {
     }
 
     /// A CSV field: quoted when it holds a comma, quote or line break.
-    static func csv(_ s: String) -> String {
-        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-            ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
-    }
+    static func csv(_ s: String) -> String { AssetField.csv(s) }
 
-    static func csvLine(_ cells: [String]) -> String { cells.map(csv).joined(separator: ",") }
+    static func csvLine(_ cells: [String]) -> String { AssetField.csvLine(cells) }
 }
