@@ -73,7 +73,8 @@ import Testing
         // `ingest` with nothing to ingest: a usage error, still nothing created.
         let empty = try h.shoebox(["ingest", "--progress", "none"])
         #expect(empty.status == 2)
-        #expect(empty.stderr.contains("Give at least one folder to ingest"))
+        #expect(empty.stderr.hasPrefix("error: give at least one folder to ingest"), "\(empty.stderr)")
+        #expect(!empty.stderr.contains("Usage:"), "one line, not the root command's usage: \(empty.stderr)")
         #expect(!FileManager.default.fileExists(atPath: h.home + "/.local"))
 
         let first = try h.shoebox(["ingest", h.tree, "--exclude", "*.PNG", "--progress", "none"])
