@@ -16,11 +16,16 @@ extension Catalog {
             try Int64.fetchOne(db, sql: "SELECT MAX(token) FROM change")
                 ?? Int64(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'history_floor'") ?? "0") ?? 0
         }
-        return "sbx1.\(id.prefix(8)).\(n)"
+        return Self.token(catalogID: id, change: n)
     }
 
-    /// The token `--since` accepts for change number `n` of this catalog.
-    public func token(forChange n: Int64) throws(CatalogError) -> String { "sbx1.\(try catalogID().prefix(8)).\(n)" }
+    /// The tokens `--since` accepts for these change numbers of this catalog (the catalog id read once).
+    public func tokens(forChanges numbers: [Int64]) throws(CatalogError) -> [String] {
+        let id = try catalogID()
+        return numbers.map { Self.token(catalogID: id, change: $0) }
+    }
+
+    static func token(catalogID: String, change n: Int64) -> String { "sbx1.\(catalogID.prefix(8)).\(n)" }
 
     /// What people recognise an object by: an asset's file name (its primary resource), a collection's or
     /// list's title; objects since purged are left out.
@@ -32,13 +37,13 @@ extension Catalog {
             for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                 let sql = """
-                    SELECT local_identifier, primary_path AS name, 1 AS isPath FROM asset WHERE local_identifier IN (\(marks))
-                    UNION ALL SELECT local_identifier, title, 0 FROM collection WHERE local_identifier IN (\(marks))
-                    UNION ALL SELECT local_identifier, title, 0 FROM collection_list WHERE local_identifier IN (\(marks))
+                    SELECT local_identifier, filename AS name FROM asset WHERE local_identifier IN (\(marks))
+                    UNION ALL SELECT local_identifier, title FROM collection WHERE local_identifier IN (\(marks))
+                    UNION ALL SELECT local_identifier, title FROM collection_list WHERE local_identifier IN (\(marks))
                     """
                 for r in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(chunk + chunk + chunk)) {
                     guard let id: String = r["local_identifier"], let name: String = r["name"] else { continue }
-                    out[id] = (r["isPath"] as Bool) ? (name.split(separator: "/").last.map(String.init) ?? name) : name
+                    out[id] = name
                 }
             }
             return out

@@ -236,12 +236,10 @@ extension Catalog {
                 try Row.fetchAll(db, sql: "SELECT \(expr) AS k, COUNT(*) AS n FROM asset a WHERE a.trashed_at IS NULL GROUP BY k ORDER BY n DESC, k")
                     .map { (($0["k"] as String?) ?? "(none)", $0["n"]) }
             }
+            func byCount(_ counts: [String: Int]) -> [(String, Int)] {
+                counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }
+            }
             var out: [(String, [(String, Int)])] = []
-            // An undated asset's date is its file's modification time: counted apart, not under that year.
-            let undated = "(a.creation_date IS NULL OR a.creation_date_source LIKE '\(Asset.fileTimeDateSource)%')"
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset a WHERE a.trashed_at IS NULL") ?? 0
-            let undatedCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset a WHERE a.trashed_at IS NULL AND \(undated)") ?? 0
-            out.append(("total", [("assets", total), ("undated", undatedCount)]))
             out.append(("media type", try grouped("CASE a.media_type WHEN 1 THEN 'image' WHEN 2 THEN 'video' WHEN 3 THEN 'audio' ELSE 'unknown' END")))
             var subs: [(String, Int)] = []
             for (bit, name) in MediaSubtypes.named {
@@ -253,8 +251,10 @@ extension Catalog {
             for t in try String.fetchAll(db, sql: "SELECT traits FROM asset WHERE trashed_at IS NULL AND traits != ''") {
                 for name in t.split(separator: ",") { traits[String(name), default: 0] += 1 }
             }
-            out.append(("trait", traits.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }))
-            // Years in order, oldest first; undated assets last.
+            out.append(("trait", byCount(traits)))
+            // Years in order, oldest first; undated assets last. An undated asset's date is its file's
+            // modification time: counted apart, not under that year.
+            let undated = "(a.creation_date IS NULL OR a.creation_date_source LIKE '\(Asset.fileTimeDateSource)%')"
             let years = try Row.fetchAll(
                 db,
                 sql: """
@@ -263,12 +263,15 @@ extension Catalog {
                     """
             ).map { (($0["k"] as String?) ?? "undated", $0["n"] as Int) }
             out.append(("year", years))
+            // Every live asset is in one year row (undated included): the totals come from them.
+            let total = years.reduce(0) { $0 + $1.1 }
+            out.insert(("total", [("assets", total), ("undated", years.first { $0.0 == "undated" }?.1 ?? 0)]), at: 0)
             // Cameras as Photos names them ("Canon EOS 350D", not "Canon Canon EOS 350D DIGITAL").
             var cameras: [String: Int] = [:]
             for r in try Row.fetchAll(db, sql: "SELECT a.make AS make, a.model AS model, COUNT(*) AS n FROM asset a WHERE a.trashed_at IS NULL GROUP BY make, model") {
                 cameras[CameraName.display(make: r["make"], model: r["model"]) ?? "(none)", default: 0] += r["n"] as Int
             }
-            out.append(("camera", cameras.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }))
+            out.append(("camera", byCount(cameras)))
             return out.map { (section: $0.0, rows: $0.1) }
         }
     }

@@ -372,8 +372,8 @@ final class ProgressReporter: @unchecked Sendable {
         case .json:
             guard now.timeIntervalSince(last) >= 1 else { return }
             last = now
-            if let d = try? JSONSerialization.data(withJSONObject: event(), options: [.sortedKeys]) {
-                FileHandle.standardError.write(d + Data("\n".utf8))
+            if let line = try? JSONOutput.text(object: event(), pretty: false) {
+                FileHandle.standardError.write(Data((line + "\n").utf8))
             }
         case .auto:
             guard tty, now.timeIntervalSince(last) >= 0.1 else { return }
@@ -529,10 +529,11 @@ struct ChangesCommand: ParsableCommand {
         }
         let token = try catalog.currentToken()
         let names = try catalog.displayNames(of: records.map(\.localIdentifier))
-        let lines = try records.map { r in
+        let tokens = try catalog.tokens(forChanges: records.map(\.token))
+        let lines = zip(records, tokens).map { r, t in
             ChangeLine(
-                token: try catalog.token(forChange: r.token), objectType: r.objectType, localIdentifier: r.localIdentifier,
-                filename: names[r.localIdentifier], changeType: r.changeType, properties: r.properties)
+                token: t, objectType: r.objectType, localIdentifier: r.localIdentifier, filename: names[r.localIdentifier],
+                changeType: r.changeType, properties: r.properties)
         }
         switch format {
         case .ndjson:

@@ -127,14 +127,8 @@ struct BurstsCommand: ParsableCommand {
 enum CollectionOutput {
     static func typeName(_ c: StoredCollection) -> String { c.isSavedFetch ? "saved" : typeName(c.type) }
 
-    static func typeName(_ t: Int) -> String {
-        switch t {
-        case 1: return "album"
-        case 2: return "smartAlbum"
-        case 3: return "moment"
-        default: return String(t)
-        }
-    }
+    /// The PhotoKit type's case name (`album`, `smartAlbum`, `moment`), or the number when unknown.
+    static func typeName(_ t: Int) -> String { AssetCollectionType(rawValue: t).map { "\($0)" } ?? String(t) }
 
     static func write(_ cs: [StoredCollection], format: OutputFormat) throws {
         func dates(_ c: StoredCollection) -> String { [c.startDate, c.endDate].compactMap { $0 }.joined(separator: " – ") }

@@ -80,8 +80,7 @@ final class ReportWriter {
 
     init(format: OutputFormat) {
         self.format = format
-        encoder = JSONEncoder()
-        encoder.outputFormatting = format == .json ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder = JSONOutput.encoder(pretty: format == .json)
     }
 
     func write(_ r: ProbeReport) throws {

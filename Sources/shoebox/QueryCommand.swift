@@ -161,6 +161,10 @@ struct QueryCommand: ParsableCommand {
             // Enumeration: one statement over the filtered, ordered rows, written as it is stepped.
             return try QueryOutput.stream(catalog, options, format: format, fields: fields)
         }
+        if let save, !replace, try catalog.savedFetch(named: save) != nil {
+            FileHandle.standardError.write(Data("error: a saved fetch named '\(save)' exists: add --replace to overwrite it, or choose another name\n".utf8))
+            throw ExitCode(2)
+        }
         var result = try catalog.fetchAssets(options)
         if let inSaved {
             guard let ids = try catalog.savedFetch(named: inSaved) else { throw ValidationError("No saved fetch named '\(inSaved)'.") }
@@ -173,10 +177,6 @@ struct QueryCommand: ParsableCommand {
             result = try catalog.restrict(result, to: keep)
         }
         if let save {
-            if !replace, try catalog.savedFetch(named: save) != nil {
-                FileHandle.standardError.write(Data("error: a saved fetch named '\(save)' exists: add --replace to overwrite it, or choose another name\n".utf8))
-                throw ExitCode(2)
-            }
             // Only a plain fetch can be re-run for change details; one narrowed to a saved result or an
             // album is saved as a list.
             if inSaved == nil && inAlbum == nil {
@@ -247,16 +247,17 @@ extension QueryCommand {
 enum QueryOutput {
     static let defaultFields = ["filename", "mediaType", "mediaSubtypes", "creationDate", "size", "localIdentifier"]
 
-    /// Every field `--fields` takes, and how a table treats it.
-    static let columns: [(name: String, kind: Table.Kind)] = [
-        ("filename", .whole), ("path", .whole), ("root", .whole), ("localIdentifier", .whole), ("cloudIdentifier", .whole),
-        ("mediaType", .text), ("mediaSubtypes", .text), ("traits", .text), ("playbackStyle", .text),
-        ("creationDate", .text), ("size", .text), ("pixelWidth", .number), ("pixelHeight", .number), ("duration", .number),
-        ("fileSize", .number), ("camera", .text), ("make", .text), ("model", .text), ("lensModel", .text),
-        ("contentIdentifier", .whole), ("burstIdentifier", .whole), ("latitude", .number), ("longitude", .number),
-        ("isFavorite", .number), ("isHidden", .number), ("hasAdjustments", .number),
-    ]
-    static let fields = columns.map(\.name)
+    /// Every field `--fields` takes (`AssetField`, in its order).
+    static let fields = AssetField.allCases.map(\.rawValue)
+
+    /// How a table treats a field: identifiers and paths are never cut, numbers are right-aligned.
+    static func kind(_ f: AssetField) -> Table.Kind {
+        switch f {
+        case .filename, .path, .root, .localIdentifier, .cloudIdentifier, .contentIdentifier, .burstIdentifier: .whole
+        case .pixelWidth, .pixelHeight, .duration, .fileSize, .latitude, .longitude, .isFavorite, .isHidden, .hasAdjustments: .number
+        default: .text
+        }
+    }
 
     /// A field's text: exact in CSV; in a table, sizes in bytes read as `3.7 MB` and an undated asset's
     /// date (the file's modification time) starts with `~`.
@@ -317,8 +318,7 @@ enum QueryOutput {
             try result.enumerate { _, s in out.write(Data((Cell.csvLine(cols.map { value(s, $0) }) + "\n").utf8)) }
         case .table:
             out.flush()
-            let kinds = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, $0.kind) })
-            var table = Table(cols.map { Table.Column($0, kinds[$0] ?? .text) })
+            var table = Table(cols.map { Table.Column($0, AssetField(rawValue: $0).map(kind) ?? .text) })
             try result.enumerate { _, s in table.append(cols.map { value(s, $0, table: true) }) }
             table.print()
             print("\(result.count) asset\(result.count == 1 ? "" : "s")")

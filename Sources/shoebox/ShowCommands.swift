@@ -152,7 +152,7 @@ enum FactsText {
                     "path": f.path, "probeVersion": f.probeVersion ?? NSNull(),
                     "facts": (try? JSONSerialization.jsonObject(with: Data(f.facts))) ?? NSNull(),
                 ]
-                return String(decoding: try JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
+                return try JSONOutput.text(object: doc, pretty: false)
             }
             Swift.print(format == .ndjson ? docs.joined(separator: "\n") : "[" + docs.joined(separator: ",\n") + "]")
             return
