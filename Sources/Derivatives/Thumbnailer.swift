@@ -179,17 +179,24 @@ public struct Thumbnailer: Sendable {
                 return
             }
             var frame: PosterFrame?
-            if stored.asset.mediaType == .video { frame = try PosterFrame.decode(path: path) }
+            var memory: FileInMemory?
+            if stored.asset.mediaType == .video {
+                frame = try PosterFrame.decode(path: path)
+            } else {
+                // A HEIC libheif 1.15 would refuse for its gain-map references: a patched copy in memory.
+                let refused = HEIFCompatibility.references(path: path)
+                if !refused.isEmpty { memory = try HEIFCompatibility.patched(path: path, refused) }
+            }
             let known =
                 resource.type == .photo || resource.type == .video ? (stored.asset.pixelWidth, stored.asset.pixelHeight) : (0, 0)
             try renderSizes(todo, request, source: path, sourceSize: known, into: &s) { size, write throws(DerivativeError) in
                 // libvips is lazy: a decoding error shows when `write` pulls the pixels.
                 do throws(DerivativeError) {
-                    try write(squared(thumbnail(path: path, frame: frame, size: size, request), request))
+                    try write(squared(thumbnail(path: path, frame: frame, memory: memory, size: size, request), request))
                 } catch {
                     guard frame == nil, request.crop == nil else { throw error }
                     do throws(DerivativeError) {
-                        try write(squared(fullDecode(path: path, size: size, request), request))
+                        try write(squared(fullDecode(path: path, memory: memory, size: size, request), request))
                     } catch _ { throw error }
                 }
             }
@@ -321,10 +328,16 @@ public struct Thumbnailer: Sendable {
         }
     }
 
-    static func thumbnail(path: String, frame: PosterFrame?, size: Int, _ request: ThumbnailRequest) throws(DerivativeError)
-        -> VipsImageRef
+    static func thumbnail(path: String, frame: PosterFrame?, memory: FileInMemory? = nil, size: Int, _ request: ThumbnailRequest)
+        throws(DerivativeError) -> VipsImageRef
     {
         let (w, h, crop, sz) = vipsOptions(size, request)
+        if frame == nil, request.crop == nil, let memory {
+            let buf = memory.bytes
+            return try Vips.make("vips_thumbnail_buffer", path: path) {
+                shoebox_vips_thumbnail_buffer(UnsafeMutableRawPointer(mutating: buf.baseAddress), buf.count, $0, w, h, crop, sz)
+            }
+        }
         if frame == nil, request.crop == nil {
             // The streaming path: shrink-on-load, EXIF auto-rotation, HEIF transforms by libheif. libvips
             // 8.14 may pick a HEIF's embedded thumbnail and then refuse it ("bad image dimensions on
@@ -332,13 +345,13 @@ public struct Thumbnailer: Sendable {
             // (libvips is lazy: the failure shows when the pixels are pulled, in the save.)
             return try Vips.make("vips_thumbnail", path: path) { shoebox_vips_thumbnail(path, $0, w, h, crop, sz) }
         }
-        return try fullDecode(path: path, frame: frame, size: size, request)
+        return try fullDecode(path: path, frame: frame, memory: memory, size: size, request)
     }
 
     /// Decode the whole picture (a file, or a video frame), orient, crop, then resize.
-    static func fullDecode(path: String, frame: PosterFrame? = nil, size: Int, _ request: ThumbnailRequest)
-        throws(DerivativeError) -> VipsImageRef
-    {
+    static func fullDecode(
+        path: String, frame: PosterFrame? = nil, memory: FileInMemory? = nil, size: Int, _ request: ThumbnailRequest
+    ) throws(DerivativeError) -> VipsImageRef {
         var image: VipsImageRef
         if let frame {
             // libvips copies the pixels, so no pointer outlives the closure.
@@ -356,8 +369,11 @@ public struct Thumbnailer: Sendable {
                 image = try Vips.make("vips_rot") { shoebox_vips_rot(src.pointer, $0, Int32(angle.rawValue)) }
             }
         } else {
-            let opened = try Vips.make("vips_image_new_from_file", path: path) { out in
-                guard let p = shoebox_vips_open(path) else { return -1 }
+            let opened = try Vips.make(memory == nil ? "vips_image_new_from_file" : "vips_image_new_from_buffer", path: path) { out in
+                let buf = memory?.bytes
+                guard let p = buf.map({ shoebox_vips_open_buffer($0.baseAddress, $0.count) }) ?? shoebox_vips_open(path) else {
+                    return -1
+                }
                 out.pointee = p
                 return 0
             }
