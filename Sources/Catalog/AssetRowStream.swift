@@ -65,15 +65,14 @@ extension AssetRowWriter {
         key(); c.string(3, into: &out)  // id
         key(); string(mediaType.name, into: &out)
         key()
-        if c.int(5) == 0 { out.append(contentsOf: "[]".utf8) } else { strings(MediaSubtypes(rawValue: UInt(c.int(5))).names, into: &out) }
+        if c.int(5) == 0 { Self.literal("[]", into: &out) } else { strings(MediaSubtypes(rawValue: UInt(c.int(5))).names, into: &out) }
         key()  // traits, sorted
-        let traits = c.text(6).isEmpty ? [] : Set(c.text(6).split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }).sorted()
-        strings(traits, into: &out)
+        let motionPhoto = traits(c.text(6), into: &out)
         key(); string((PlaybackStyle(rawValue: Int(c.int(7))) ?? .unsupported).name, into: &out)
         key(); string(variationNames[PlaybackVariation(rawValue: Int(c.int(8))) ?? .none], into: &out)
         key()  // creationDate
         if c.isNull(9) {
-            out.append(contentsOf: "null".utf8)
+            Self.literal("null", into: &out)
         } else {  // AssetDate.description: the local text, then the offset when known
             out.append(UInt8(ascii: "\""))
             escaped(bytes: c.text(9), into: &out)
@@ -83,41 +82,41 @@ extension AssetRowWriter {
         key(); c.string(11, into: &out)  // creationDateSource
         key()  // location
         if c.isNull(12) || c.isNull(13) {
-            out.append(contentsOf: "null".utf8)
+            Self.literal("null", into: &out)
         } else {
-            out.append(contentsOf: "{\"latitude\":".utf8); number(c.double(12), into: &out)
-            out.append(contentsOf: ",\"longitude\":".utf8); number(c.double(13), into: &out)
-            out.append(contentsOf: ",\"altitude\":".utf8); number(c.isNull(14) ? nil : c.double(14), into: &out)
+            Self.literal("{\"latitude\":", into: &out); number(c.double(12), into: &out)
+            Self.literal(",\"longitude\":", into: &out); number(c.double(13), into: &out)
+            Self.literal(",\"altitude\":", into: &out); number(c.isNull(14) ? nil : c.double(14), into: &out)
             out.append(UInt8(ascii: "}"))
         }
         key(); c.string(15, into: &out)  // locationSource
-        key(); out.append(contentsOf: String(c.int(16)).utf8)
-        key(); out.append(contentsOf: String(c.int(17)).utf8)
+        key(); integer(c.int(16), into: &out)
+        key(); integer(c.int(17), into: &out)
         key(); number(mediaType == .video || mediaType == .audio ? c.double(18) : nil, into: &out)
-        key(); out.append(contentsOf: "null".utf8)  // pairedVideoDuration
+        key(); Self.literal("null", into: &out)  // pairedVideoDuration
         key(); c.string(19, into: &out)
         key(); c.string(20, into: &out)
-        key(); out.append(contentsOf: (c.int(21) != 0 ? "true" : "false").utf8)
-        key(); out.append(contentsOf: (c.int(22) != 0 ? "true" : "false").utf8)
-        key(); out.append(contentsOf: (c.int(23) != 0 ? "true" : "false").utf8)
+        key(); Self.literal(c.int(21) != 0 ? "true" : "false", into: &out)
+        key(); Self.literal(c.int(22) != 0 ? "true" : "false", into: &out)
+        key(); Self.literal(c.int(23) != 0 ? "true" : "false", into: &out)
         key(); out.append(UInt8(ascii: "[")); out.append(contentsOf: resources); out.append(UInt8(ascii: "]"))
         key()  // metadataSources: stored as JSON [{type, path}]
         let sources = c.text(24)
         if sources.elementsEqual("[]".utf8) {
-            out.append(contentsOf: "[]".utf8)
+            Self.literal("[]", into: &out)
         } else {
             let refs = (try? JSONDecoder().decode([MetadataSourceRef].self, from: Data(sources))) ?? []
             out.append(UInt8(ascii: "["))
             for (i, m) in refs.enumerated() {
                 out.append(contentsOf: (i == 0 ? "{\"type\":" : ",{\"type\":").utf8); string(m.type, into: &out)
-                out.append(contentsOf: ",\"path\":".utf8); string(m.path, into: &out)
+                Self.literal(",\"path\":", into: &out); string(m.path, into: &out)
                 out.append(UInt8(ascii: "}"))
             }
             out.append(UInt8(ascii: "]"))
         }
-        key(); out.append(contentsOf: "null".utf8)  // embeddedVideo
-        key(); out.append(contentsOf: (traits.contains(Trait.motionPhoto.rawValue) ? "true" : "false").utf8)
-        key(); out.append(contentsOf: "null".utf8)  // pairingConfidence
+        key(); Self.literal("null", into: &out)  // embeddedVideo
+        key(); Self.literal(motionPhoto ? "true" : "false", into: &out)
+        key(); Self.literal("null", into: &out)  // pairingConfidence
         key(); c.string(25, into: &out)
         key(); c.string(26, into: &out)
         key(); c.string(27, into: &out)
@@ -125,14 +124,54 @@ extension AssetRowWriter {
         out.append(UInt8(ascii: "["))
         for (i, line) in c.text(28).split(separator: UInt8(ascii: "\n")).enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            var text = Array(line)
+            out.append(UInt8(ascii: "\""))
+            escaped(bytes: line, into: &out)
             if !zip(line, line.dropFirst()).contains(where: { $0 == UInt8(ascii: ":") && $1 == UInt8(ascii: " ") }) {
-                text.append(contentsOf: ": ".utf8)
+                Self.literal(": ", into: &out)
             }
-            string(bytes: text, into: &out)
+            out.append(UInt8(ascii: "\""))
         }
         out.append(UInt8(ascii: "]"))
         out.append(UInt8(ascii: "}"))
+    }
+    /// The traits column (comma-separated) as a sorted JSON array of distinct names, copied straight from
+    /// the column when it is already sorted and distinct (as the writer stores it). True when it holds
+    /// `motionPhoto`.
+    private static func traits(_ text: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
+        if text.isEmpty {
+            literal("[]", into: &out)
+            return false
+        }
+        let names = text.split(separator: UInt8(ascii: ","))
+        let motion = Array(Trait.motionPhoto.rawValue.utf8)
+        if zip(names, names.dropFirst()).allSatisfy({ $0.lexicographicallyPrecedes($1) }) {
+            out.append(UInt8(ascii: "["))
+            for (i, n) in names.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                string(bytes: n, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+            return names.contains { $0.elementsEqual(motion) }
+        }
+        let sorted = Set(names.map { String(decoding: $0, as: UTF8.self) }).sorted()
+        strings(sorted, into: &out)
+        return sorted.contains(Trait.motionPhoto.rawValue)
+    }
+
+    /// A decimal integer, without a `String` in between.
+    static func integer(_ v: Int64, into out: inout [UInt8]) {
+        if v < 0 { out.append(UInt8(ascii: "-")) }
+        var m = v.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[23 - n] = UInt8(ascii: "0") + UInt8(m % 10)
+                m /= 10
+                n += 1
+            } while m > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: d[(24 - n)...]))
+        }
     }
 }
 
@@ -154,7 +193,7 @@ struct RawColumns {
 
     /// Column `i` as a JSON string, or null.
     func string(_ i: Int32, into out: inout [UInt8]) {
-        if isNull(i) { return out.append(contentsOf: "null".utf8) }
+        if isNull(i) { return AssetRowWriter.literal("null", into: &out) }
         AssetRowWriter.string(bytes: text(i), into: &out)
     }
 }
@@ -237,12 +276,12 @@ extension AssetRowWriter {
     /// A resource object from a row of the resource statement (`asset_id, type, path, original_filename,
     /// uti, file_size`).
     static func resource(_ r: RawColumns, into out: inout [UInt8]) {
-        out.append(contentsOf: "{\"type\":".utf8)
+        Self.literal("{\"type\":", into: &out)
         string(AssetResourceType(rawValue: Int(r.int(1)))?.name ?? AssetResourceType.photo.name, into: &out)
-        out.append(contentsOf: ",\"path\":".utf8); r.string(2, into: &out)
-        out.append(contentsOf: ",\"originalFilename\":".utf8); r.string(3, into: &out)
-        if !r.isNull(4) { out.append(contentsOf: ",\"uniformTypeIdentifier\":".utf8); r.string(4, into: &out) }
-        if !r.isNull(5) { out.append(contentsOf: ",\"fileSize\":".utf8); out.append(contentsOf: String(UInt64(bitPattern: r.int(5))).utf8) }
+        Self.literal(",\"path\":", into: &out); r.string(2, into: &out)
+        Self.literal(",\"originalFilename\":", into: &out); r.string(3, into: &out)
+        if !r.isNull(4) { Self.literal(",\"uniformTypeIdentifier\":", into: &out); r.string(4, into: &out) }
+        if !r.isNull(5) { Self.literal(",\"fileSize\":", into: &out); integer(r.int(5), into: &out) }
         out.append(UInt8(ascii: "}"))
     }
 }

@@ -20,7 +20,19 @@ public struct AssetRowWriter {
     ]
 
     /// `"key":` for each of `keyOrder`, opened with `{` (the first) or `,` (the others).
-    static let keyBytes: [[UInt8]] = keyOrder.enumerated().map { Array((($0.offset == 0 ? "{" : ",") + "\"\($0.element)\":").utf8) }
+    /// Held in one allocation for the life of the process, so writing a key is a copy with no reference
+    /// counting (an array of arrays retains and releases the inner array at each use).
+    nonisolated(unsafe) static let keyBytes: [UnsafeBufferPointer<UInt8>] = keyOrder.enumerated().map { k in
+        let bytes = Array(((k.offset == 0 ? "{" : ",") + "\"\(k.element)\":").utf8)
+        let stored = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+        _ = stored.initialize(from: bytes)
+        return UnsafeBufferPointer(stored)
+    }
+
+    /// Appends a literal: a copy of its bytes (appending a `String.UTF8View` goes byte by byte).
+    @inline(__always) static func literal(_ s: StaticString, into out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
     static let variationNames = Dictionary(uniqueKeysWithValues: PlaybackVariation.allCases.map { ($0, String(describing: $0)) })
 
     /// What is pending; the row stream (`AssetRowStream.swift`) writes objects into it directly.
