@@ -17,47 +17,75 @@ import Foundation
 public enum CompactJSONEncoder {
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let writer = Writer()
-        try writer.encodeValue(value, depth: 0, path: nil)
+        try writer.encodeValue(value, depth: 0)
         writer.close(downTo: 0)
         return writer.out
     }
 
     final class Writer {
         var out: [UInt8] = []
+        /// The open containers, outermost first: `frames[0..<open]`. Frames past `open` are kept for reuse
+        /// (their member lists keep their capacity), as are the encoders, one per depth.
         var frames: [Frame] = []
+        var open = 0
+        var encoders: [ValueEncoder] = []
+        /// Scratch for putting an object's members in order.
+        var order: [Int] = []
+        var sorted: [UInt8] = []
 
         init() { out.reserveCapacity(4096) }
 
         struct Frame {
-            var isObject: Bool
+            var isObject = false
             /// Where the container's text starts (`{` or `[`).
-            var start: Int
+            var start = 0
             /// Objects: each member's key and where its `"key":value` text starts.
             var members: [(key: String, start: Int)] = []
+            /// Arrays: elements so far.
             var count = 0
-            /// The encoder that asked for it (a second request for the same kind continues it).
-            var owner: ObjectIdentifier
+            /// The key of the member (or the index of the element) being written, for coding paths.
+            var key: (any CodingKey)?
+        }
+
+        /// The coding path of a value inside the containers `0..<depth`.
+        func codingPath(_ depth: Int) -> [any CodingKey] {
+            frames[0..<min(depth, open)].compactMap(\.key)
+        }
+
+        /// The encoder for a value at `depth` (one per depth: values at one depth are encoded one after
+        /// another, and a value's containers are complete before its next sibling starts).
+        func encoder(_ depth: Int) -> ValueEncoder {
+            while encoders.count <= depth { encoders.append(ValueEncoder(writer: self, depth: encoders.count)) }
+            return encoders[depth]
         }
 
         /// Completes every container at `depth` and deeper: arrays get their `]`, objects their members
         /// sorted by key, separated by commas, in braces.
         func close(downTo depth: Int) {
-            while frames.count > depth {
-                let f = frames.removeLast()
-                if !f.isObject {
+            while open > depth {
+                open -= 1
+                if !frames[open].isObject {
                     out.append(UInt8(ascii: "]"))
                     continue
                 }
-                let ends = f.members.indices.map { $0 + 1 < f.members.count ? f.members[$0 + 1].start : out.count }
-                let order = f.members.indices.sorted { Self.precedes(f.members[$0].key, f.members[$1].key) }
-                var text: [UInt8] = [UInt8(ascii: "{")]
-                text.reserveCapacity(out.count - f.start + f.members.count + 1)
-                for (n, i) in order.enumerated() {
-                    if n > 0 { text.append(UInt8(ascii: ",")) }
-                    text.append(contentsOf: out[f.members[i].start..<ends[i]])
+                let start = frames[open].start
+                let n = frames[open].members.count
+                order.removeAll(keepingCapacity: true)
+                order.append(contentsOf: 0..<n)
+                frames[open].members.withUnsafeBufferPointer { m in
+                    if !zip(m, m.dropFirst()).allSatisfy({ Self.precedes($0.key, $1.key) }) {
+                        order.sort { Self.precedes(m[$0].key, m[$1].key) }
+                    }
+                    sorted.removeAll(keepingCapacity: true)
+                    sorted.append(UInt8(ascii: "{"))
+                    for (k, i) in order.enumerated() {
+                        if k > 0 { sorted.append(UInt8(ascii: ",")) }
+                        sorted.append(contentsOf: out[m[i].start..<(i + 1 < n ? m[i + 1].start : out.count)])
+                    }
+                    sorted.append(UInt8(ascii: "}"))
                 }
-                text.append(UInt8(ascii: "}"))
-                out.replaceSubrange(f.start..<out.count, with: text)
+                out.removeSubrange(start...)
+                out.append(contentsOf: sorted)
             }
         }
 
@@ -66,22 +94,31 @@ public enum CompactJSONEncoder {
             a.utf8.lexicographicallyPrecedes(b.utf8)
         }
 
-        /// The container for an encoder at `depth`: the open one it asked for before, or a new one.
-        func open(object: Bool, depth: Int, owner: ObjectIdentifier) {
-            if frames.count > depth, frames[depth].owner == owner, frames[depth].isObject == object {
+        /// The container for the encoder at `depth`: the one it opened before when it asks again for the
+        /// same kind (containers of earlier values at this depth are closed by then), or a new one.
+        func open(object: Bool, depth: Int) {
+            if open > depth, frames[depth].isObject == object {
                 close(downTo: depth + 1)
                 return
             }
             close(downTo: depth)
             if !object { out.append(UInt8(ascii: "[")) }
-            frames.append(Frame(isObject: object, start: out.count - (object ? 0 : 1), owner: owner))
+            if frames.count == open { frames.append(Frame()) }
+            frames[open].isObject = object
+            frames[open].start = out.count - (object ? 0 : 1)
+            frames[open].members.removeAll(keepingCapacity: true)
+            frames[open].count = 0
+            frames[open].key = nil
+            open += 1
         }
 
         /// Before a member of the object at `depth`: `"key":`.
-        func beginMember(_ key: String, depth: Int) {
+        func beginMember(_ key: some CodingKey, depth: Int) {
             close(downTo: depth + 1)
-            frames[depth].members.append((key, out.count))
-            string(key)
+            let name = key.stringValue
+            frames[depth].members.append((name, out.count))
+            frames[depth].key = key
+            string(name)
             out.append(UInt8(ascii: ":"))
         }
 
@@ -89,6 +126,7 @@ public enum CompactJSONEncoder {
         func beginElement(depth: Int) {
             close(downTo: depth + 1)
             if frames[depth].count > 0 { out.append(UInt8(ascii: ",")) }
+            frames[depth].key = IndexKey(frames[depth].count)
             frames[depth].count += 1
         }
 
@@ -139,13 +177,13 @@ public enum CompactJSONEncoder {
         }
 
         /// A value as `JSONEncoder` writes it (its special cases first), its containers at `depth`.
-        func encodeValue<T: Encodable>(_ value: T, depth: Int, path: @autoclosure () -> Path?) throws {
+        func encodeValue<T: Encodable>(_ value: T, depth: Int) throws {
             if T.self == String.self {
                 string(value as! String)
             } else if T.self == Int.self {
                 integer(value as! Int)
             } else if T.self == Double.self {
-                try float(value as! Double, codingPath: path()?.keys ?? [])
+                try float(value as! Double, codingPath: codingPath(depth))
             } else if T.self == Bool.self {
                 (value as! Bool) ? literal("true") : literal("false")
             } else if T.self == UInt8.self {
@@ -163,59 +201,48 @@ public enum CompactJSONEncoder {
             } else if T.self == Data.self {
                 string((value as! Data).base64EncodedString())
             } else if T.self == Date.self {
-                try float((value as! Date).timeIntervalSinceReferenceDate, codingPath: path()?.keys ?? [])
+                try float((value as! Date).timeIntervalSinceReferenceDate, codingPath: codingPath(depth))
             } else if T.self == URL.self {
                 string((value as! URL).absoluteString)
             } else if T.self == Decimal.self {
                 throw EncodingError.invalidValue(
-                    value, .init(codingPath: path()?.keys ?? [], debugDescription: "Decimal is not supported"))
+                    value, .init(codingPath: codingPath(depth), debugDescription: "Decimal is not supported"))
             } else {
-                let encoder = ValueEncoder(writer: self, depth: depth, path: path())
+                let encoder = encoder(depth)
+                encoder.wrote = false
                 try value.encode(to: encoder)
                 if !encoder.wrote {
                     // Nothing encoded: JSONEncoder writes an empty object.
                     literal("{}")
+                    encoder.wrote = true
                 }
             }
         }
     }
 
-    /// A coding path, built only as far as values nest (not per member), read only for error messages.
-    final class Path {
-        let parent: Path?
-        let key: any CodingKey
-        init(_ parent: Path?, _ key: any CodingKey) {
-            self.parent = parent
-            self.key = key
-        }
-        var keys: [any CodingKey] { (parent?.keys ?? []) + [key] }
-    }
-
-    /// The encoder handed to a value's `encode(to:)`.
+    /// The encoder handed to a value's `encode(to:)` (one per depth, reused).
     final class ValueEncoder: Encoder, SingleValueEncodingContainer {
-        let writer: Writer
+        unowned let writer: Writer
         let depth: Int
-        let path: Path?
-        var codingPath: [any CodingKey] { path?.keys ?? [] }
+        var codingPath: [any CodingKey] { writer.codingPath(depth) }
         var userInfo: [CodingUserInfoKey: Any] { [:] }
         var wrote = false
 
-        init(writer: Writer, depth: Int, path: Path?) {
+        init(writer: Writer, depth: Int) {
             self.writer = writer
             self.depth = depth
-            self.path = path
         }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
             wrote = true
-            writer.open(object: true, depth: depth, owner: ObjectIdentifier(self))
-            return KeyedEncodingContainer(Keyed<Key>(writer: writer, depth: depth, path: path))
+            writer.open(object: true, depth: depth)
+            return KeyedEncodingContainer(Keyed<Key>(writer: writer, depth: depth))
         }
 
         func unkeyedContainer() -> any UnkeyedEncodingContainer {
             wrote = true
-            writer.open(object: false, depth: depth, owner: ObjectIdentifier(self))
-            return Unkeyed(writer: writer, depth: depth, path: path)
+            writer.open(object: false, depth: depth)
+            return Unkeyed(writer: writer, depth: depth)
         }
 
         func singleValueContainer() -> any SingleValueEncodingContainer { self }
@@ -238,7 +265,7 @@ public enum CompactJSONEncoder {
         func encode(_ value: UInt64) throws { begin(); writer.integer(value) }
         func encode<T: Encodable>(_ value: T) throws {
             wrote = true
-            try writer.encodeValue(value, depth: depth, path: path)
+            try writer.encodeValue(value, depth: depth)
         }
 
         private func begin() {
@@ -248,12 +275,13 @@ public enum CompactJSONEncoder {
     }
 
     struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
-        let writer: Writer
+        unowned let writer: Writer
+        /// The index of its frame.
         let depth: Int
-        let path: Path?
-        var codingPath: [any CodingKey] { path?.keys ?? [] }
+        var codingPath: [any CodingKey] { writer.codingPath(depth) }
 
-        private func member(_ key: Key) { writer.beginMember(key.stringValue, depth: depth) }
+        private func member(_ key: Key) { writer.beginMember(key, depth: depth) }
+        private var memberPath: [any CodingKey] { writer.codingPath(depth + 1) }
 
         mutating func encodeNil(forKey key: Key) throws { member(key); writer.literal("null") }
         mutating func encode(_ value: Bool, forKey key: Key) throws {
@@ -261,10 +289,10 @@ public enum CompactJSONEncoder {
         }
         mutating func encode(_ value: String, forKey key: Key) throws { member(key); writer.string(value) }
         mutating func encode(_ value: Double, forKey key: Key) throws {
-            member(key); try writer.float(value, codingPath: codingPath + [key])
+            member(key); try writer.float(value, codingPath: memberPath)
         }
         mutating func encode(_ value: Float, forKey key: Key) throws {
-            member(key); try writer.float(value, codingPath: codingPath + [key])
+            member(key); try writer.float(value, codingPath: memberPath)
         }
         mutating func encode(_ value: Int, forKey key: Key) throws { member(key); writer.integer(value) }
         mutating func encode(_ value: Int8, forKey key: Key) throws { member(key); writer.integer(value) }
@@ -278,59 +306,58 @@ public enum CompactJSONEncoder {
         mutating func encode(_ value: UInt64, forKey key: Key) throws { member(key); writer.integer(value) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             member(key)
-            try writer.encodeValue(value, depth: depth + 1, path: Path(path, key))
+            try writer.encodeValue(value, depth: depth + 1)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
             -> KeyedEncodingContainer<NestedKey>
         {
             member(key)
-            return ValueEncoder(writer: writer, depth: depth + 1, path: Path(path, key)).container(keyedBy: keyType)
+            return writer.encoder(depth + 1).container(keyedBy: keyType)
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
             member(key)
-            return ValueEncoder(writer: writer, depth: depth + 1, path: Path(path, key)).unkeyedContainer()
+            return writer.encoder(depth + 1).unkeyedContainer()
         }
 
         mutating func superEncoder() -> any Encoder {
-            writer.beginMember("super", depth: depth)
-            return ValueEncoder(writer: writer, depth: depth + 1, path: path)
+            writer.beginMember(IndexKey(stringValue: "super"), depth: depth)
+            return writer.encoder(depth + 1)
         }
 
         mutating func superEncoder(forKey key: Key) -> any Encoder {
             member(key)
-            return ValueEncoder(writer: writer, depth: depth + 1, path: Path(path, key))
+            return writer.encoder(depth + 1)
         }
     }
 
     struct IndexKey: CodingKey {
-        var stringValue: String { "Index \(intValue ?? 0)" }
+        var stringValue: String
         var intValue: Int?
-        init(_ i: Int) { intValue = i }
-        init?(stringValue: String) { nil }
-        init?(intValue: Int) { self.intValue = intValue }
+        init(_ i: Int) {
+            intValue = i
+            stringValue = "Index \(i)"
+        }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { self.init(intValue) }
     }
 
     struct Unkeyed: UnkeyedEncodingContainer {
-        let writer: Writer
+        unowned let writer: Writer
+        /// The index of its frame.
         let depth: Int
-        let path: Path?
-        var codingPath: [any CodingKey] { path?.keys ?? [] }
-        var count: Int { writer.frames.count > depth ? writer.frames[depth].count : 0 }
+        var codingPath: [any CodingKey] { writer.codingPath(depth) }
+        var count: Int { writer.open > depth ? writer.frames[depth].count : 0 }
 
         private func element() { writer.beginElement(depth: depth) }
-        private var elementPath: Path { Path(path, IndexKey(count)) }
+        private var elementPath: [any CodingKey] { writer.codingPath(depth + 1) }
 
         mutating func encodeNil() throws { element(); writer.literal("null") }
         mutating func encode(_ value: Bool) throws { element(); value ? writer.literal("true") : writer.literal("false") }
         mutating func encode(_ value: String) throws { element(); writer.string(value) }
-        mutating func encode(_ value: Double) throws {
-            element(); try writer.float(value, codingPath: codingPath + [IndexKey(count - 1)])
-        }
-        mutating func encode(_ value: Float) throws {
-            element(); try writer.float(value, codingPath: codingPath + [IndexKey(count - 1)])
-        }
+        mutating func encode(_ value: Double) throws { element(); try writer.float(value, codingPath: elementPath) }
+        mutating func encode(_ value: Float) throws { element(); try writer.float(value, codingPath: elementPath) }
         mutating func encode(_ value: Int) throws { element(); writer.integer(value) }
         mutating func encode(_ value: Int8) throws { element(); writer.integer(value) }
         mutating func encode(_ value: Int16) throws { element(); writer.integer(value) }
@@ -343,26 +370,23 @@ public enum CompactJSONEncoder {
         mutating func encode(_ value: UInt64) throws { element(); writer.integer(value) }
         mutating func encode<T: Encodable>(_ value: T) throws {
             element()
-            try writer.encodeValue(value, depth: depth + 1, path: Path(path, IndexKey(count - 1)))
+            try writer.encodeValue(value, depth: depth + 1)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey>
         {
-            let p = elementPath
             element()
-            return ValueEncoder(writer: writer, depth: depth + 1, path: p).container(keyedBy: keyType)
+            return writer.encoder(depth + 1).container(keyedBy: keyType)
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-            let p = elementPath
             element()
-            return ValueEncoder(writer: writer, depth: depth + 1, path: p).unkeyedContainer()
+            return writer.encoder(depth + 1).unkeyedContainer()
         }
 
         mutating func superEncoder() -> any Encoder {
-            let p = elementPath
             element()
-            return ValueEncoder(writer: writer, depth: depth + 1, path: p)
+            return writer.encoder(depth + 1)
         }
     }
 }
