@@ -16,6 +16,8 @@ public struct OrganizeRow: Sendable {
     public var burstSelectionTypes: UInt
     public var latitude: Double?
     public var longitude: Double?
+    /// Where the date came from (`… photoTakenTime (UTC)` marks a UTC instant rather than a wall clock).
+    public var creationDateSource: String? = nil
 }
 
 /// A collection to store: a moment, an album or a smart album.
@@ -96,7 +98,7 @@ extension Catalog {
                 db,
                 sql: """
                     SELECT local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, burst_identifier,
-                        represents_burst, burst_selection_types, latitude, longitude
+                        represents_burst, burst_selection_types, latitude, longitude, creation_date_source
                     FROM asset WHERE trashed_at IS NULL ORDER BY creation_date, id
                     """
             ).map { r in
@@ -104,7 +106,8 @@ extension Catalog {
                     localIdentifier: r["local_identifier"], root: r["root"], primaryPath: r["primary_path"], filename: r["filename"],
                     creationDate: (r["creation_date"] as String?).map { AssetDate(local: $0, offsetSeconds: r["creation_offset"]) },
                     make: r["make"], model: r["model"], burstIdentifier: r["burst_identifier"], representsBurst: r["represents_burst"],
-                    burstSelectionTypes: UInt(r["burst_selection_types"] as Int64), latitude: r["latitude"], longitude: r["longitude"])
+                    burstSelectionTypes: UInt(r["burst_selection_types"] as Int64), latitude: r["latitude"], longitude: r["longitude"],
+                    creationDateSource: r["creation_date_source"])
             }
         }
     }
