@@ -170,16 +170,31 @@ public final class Gazetteer: Sendable {
         }
     }
 
-    /// The place a photo taken here is named after: among places within `radiusKm`, the one with the
-    /// smallest distance ÷ weight, weight = 1 + log10(population / 1000) (at least 1): a city 6 km away
-    /// (pop. 500,000: weight 3.7) wins over a village 2 km away. Nil when no place is that near.
+    /// A city of at least this population names the points inside its urban radius.
+    public static let cityPopulation = 100_000
+
+    /// The urban radius of a city: 0.01 km × √population, at most 30 km (Lisbon 7 km, Rome 17 km, London 30 km).
+    public static func urbanRadiusKm(population: Int) -> Double { min(30, 0.01 * Double(population).squareRoot()) }
+
+    /// The place a photo taken here is named after:
+    /// 1. the most populous city (≥ `cityPopulation`) whose urban radius covers the point, so that a
+    ///    neighbourhood in GeoNames (Ajuda, Testaccio) gives way to its city (Lisbon, Rome);
+    /// 2. else, among places within `radiusKm`, the one with the smallest distance ÷ weight,
+    ///    weight = 1 + log10(population / 1000) (at least 1): a town 6 km away (pop. 50,000: weight 2.7)
+    ///    wins over a village 2 km away.
+    /// Nil when no place is within `radiusKm`.
     public func place(at lat: Double, _ lon: Double, radiusKm: Double = Gazetteer.placeRadiusKm) -> PlaceMatch? {
         var best: (i: Int, d: Double, score: Double)?
-        forEach(near: lat, lon, radiusKm: radiusKm) { i, d in
-            let w = 1 + max(0, log10(Double(max(population(i), 1000)) / 1000))
+        var city: (i: Int, d: Double, pop: Int)?
+        forEach(near: lat, lon, radiusKm: max(radiusKm, 30)) { i, d in
+            let pop = population(i)
+            if pop >= Self.cityPopulation, d <= Self.urbanRadiusKm(population: pop), city == nil || pop > city!.pop { city = (i, d, pop) }
+            guard d <= radiusKm else { return }
+            let w = 1 + max(0, log10(Double(max(pop, 1000)) / 1000))
             let s = d / w
             if best == nil || s < best!.score || (s == best!.score && i < best!.i) { best = (i, d, s) }
         }
+        if let city { return PlaceMatch(place: place(city.i), distanceKm: city.d) }
         return best.map { PlaceMatch(place: place($0.i), distanceKm: $0.d) }
     }
 
