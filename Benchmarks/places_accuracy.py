@@ -83,7 +83,7 @@ def offsets(z):
 
 
 tf = TimezoneFinder(in_memory=True)
-stats = {k: 0 for k in ["land", "same_id", "same_effect", "border", "border_same_effect", "nautical", "south60", "south60_same"]}
+stats = {k: 0 for k in ["land", "same_id", "same_effect", "border", "border_same_effect", "nautical", "south60", "south60_same", "populated", "populated_same", "populated_border", "populated_border_same"]}
 dists = []
 t0 = time.time()
 while stats["land"] < n:
@@ -106,6 +106,11 @@ while stats["land"] < n:
     stats["same_effect"] += effect
     stats["border"] += border
     stats["south60"] += lat < -60
+    pop = d is not None and d <= 25
+    stats["populated"] += pop
+    stats["populated_same"] += pop and effect
+    stats["populated_border"] += pop and border
+    stats["populated_border_same"] += pop and border and effect
     stats["south60_same"] += lat < -60 and effect
     stats["border_same_effect"] += border and effect
 dists.sort()
@@ -121,6 +126,10 @@ print(f"  away from borders: {NB} points; differ in effect: {(L - stats['same_ef
 A = stats["south60"]
 print(f"  Antarctica (south of 60°S): {A} points, differ in effect: {A - stats['south60_same']}; without it: "
       f"{(L - stats['same_effect']) - (A - stats['south60_same'])} of {L - A} differ ({100 * ((L - stats['same_effect']) - (A - stats['south60_same'])) / max(L - A, 1):.1f} %)")
+P, PB = stats["populated"], stats["populated_border"]
+print(f"  within 25 km of a gazetteer place (where photos get a place name): {P} points, differ in effect: "
+      f"{P - stats['populated_same']} ({100 * (P - stats['populated_same']) / max(P, 1):.1f} %); near a border: {PB}, differ there: "
+      f"{PB - stats['populated_border_same']} ({100 * (PB - stats['populated_border_same']) / max(PB, 1):.1f} %)")
 print(f"  no place within 500 km (nautical zone used): {stats['nautical']}")
 if dists:
     print(f"  distance to the nearest place: median {dists[len(dists) // 2]:.1f} km, 90th percentile {dists[int(len(dists) * 0.9)]:.1f} km")
