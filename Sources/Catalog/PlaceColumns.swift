@@ -21,8 +21,10 @@ public struct AssetPlaceInfo: Sendable, Equatable, Codable {
     public var zoneConfidence: String?
 
     public init(
-        placeID: Int? = nil, placeName: String? = nil, placeAdmin1: String? = nil, placeCountry: String? = nil, placeCountryName: String? = nil,
-        placeReason: String? = nil, localDate: AssetDate? = nil, timeZone: String? = nil, zoneReason: String? = nil, zoneConfidence: String? = nil
+        placeID: Int? = nil, placeName: String? = nil, placeAdmin1: String? = nil, placeCountry: String? = nil,
+        placeCountryName: String? = nil,
+        placeReason: String? = nil, localDate: AssetDate? = nil, timeZone: String? = nil, zoneReason: String? = nil,
+        zoneConfidence: String? = nil
     ) {
         self.placeID = placeID
         self.placeName = placeName
@@ -45,8 +47,9 @@ public struct AssetPlaceInfo: Sendable, Equatable, Codable {
     /// The change-history property names of what differs from `o`: `place`, `localDate`.
     func changedProperties(from o: AssetPlaceInfo) -> [String] {
         var props: [String] = []
-        if (placeID, placeName, placeAdmin1, placeCountry, placeCountryName) != (o.placeID, o.placeName, o.placeAdmin1, o.placeCountry, o.placeCountryName)
-        {
+        if (placeID, placeName, placeAdmin1, placeCountry, placeCountryName) != (
+            o.placeID, o.placeName, o.placeAdmin1, o.placeCountry, o.placeCountryName
+        ) {
             props.append("place")
         }
         if (localDate, timeZone, zoneReason, zoneConfidence) != (o.localDate, o.timeZone, o.zoneReason, o.zoneConfidence) {
@@ -62,13 +65,15 @@ public struct AssetPlaceInfo: Sendable, Equatable, Codable {
         self.init(
             placeID: r["place_id"], placeName: r["place_name"], placeAdmin1: r["place_admin1"], placeCountry: r["place_country"],
             placeCountryName: r["place_country_name"], placeReason: r["place_reason"],
-            localDate: (r["local_date"] as String?).map { AssetDate(local: $0, offsetSeconds: r["local_offset"]) }, timeZone: r["time_zone"],
+            localDate: (r["local_date"] as String?).map { AssetDate(local: $0, offsetSeconds: r["local_offset"]) },
+            timeZone: r["time_zone"],
             zoneReason: r["zone_reason"], zoneConfidence: r["zone_confidence"])
     }
 
     var arguments: StatementArguments {
         [
-            placeID, placeName, placeAdmin1, placeCountry, placeCountryName, placeReason, localDate?.local, localDate?.offsetSeconds, timeZone,
+            placeID, placeName, placeAdmin1, placeCountry, placeCountryName, placeReason, localDate?.local,
+            localDate?.offsetSeconds, timeZone,
             zoneReason, zoneConfidence,
         ]
     }
@@ -83,8 +88,10 @@ extension Catalog {
         try read { db in
             var out: [String: AssetPlaceInfo] = [:]
             for r in try Row.fetchAll(
-                db, sql: "SELECT local_identifier, \(AssetPlaceInfo.columns) FROM asset WHERE place_id IS NOT NULL OR local_date IS NOT NULL")
-            {
+                db,
+                sql:
+                    "SELECT local_identifier, \(AssetPlaceInfo.columns) FROM asset WHERE place_id IS NOT NULL OR local_date IS NOT NULL"
+            ) {
                 out[r["local_identifier"]] = AssetPlaceInfo(row: r)
             }
             return out
@@ -94,8 +101,10 @@ extension Catalog {
     /// One asset's place information; nil for an unknown identifier.
     public func placeInfo(_ localIdentifier: String) throws(CatalogError) -> AssetPlaceInfo? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT \(AssetPlaceInfo.columns) FROM asset WHERE local_identifier = ?", arguments: [localIdentifier])
-                .map(AssetPlaceInfo.init(row:))
+            try Row.fetchOne(
+                db, sql: "SELECT \(AssetPlaceInfo.columns) FROM asset WHERE local_identifier = ?", arguments: [localIdentifier]
+            )
+            .map(AssetPlaceInfo.init(row:))
         }
     }
 
@@ -105,8 +114,11 @@ extension Catalog {
     public func applyPlaces(_ infos: [String: AssetPlaceInfo], runID: Int64?) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
-            let rows = try Row.fetchAll(db, sql: "SELECT local_identifier, \(AssetPlaceInfo.columns) FROM asset WHERE trashed_at IS NULL")
-            let setAll = "UPDATE asset SET " + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT local_identifier, \(AssetPlaceInfo.columns) FROM asset WHERE trashed_at IS NULL")
+            let setAll =
+                "UPDATE asset SET "
+                + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
                 .joined(separator: ", ") + " WHERE local_identifier = ?"
             for r in rows {
                 let lid: String = r["local_identifier"]

@@ -5,6 +5,7 @@ import PhotoModel
 public enum WallClock {
     /// Whole seconds of the text's first 19 characters; nil when they are not a date and time.
     public static func seconds(_ s: String) -> Int? {
+        guard let (_, m, d) = CivilDate.parse(s), (1...12).contains(m), (1...31).contains(d) else { return nil }
         guard let t = CivilDate.seconds(AssetDate(local: String(s.prefix(19)), offsetSeconds: nil)) else { return nil }
         return Int(t)
     }

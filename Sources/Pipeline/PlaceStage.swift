@@ -51,7 +51,8 @@ public enum PlaceStage {
             let camera = CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 } ?? "folder:" + folder
             return PlaceSubject(
                 id: r.localIdentifier, name: r.filename, date: r.creationDate,
-                dateIsUTC: r.creationDateSource?.hasSuffix("photoTakenTime (UTC)") == true, latitude: r.latitude, longitude: r.longitude,
+                dateIsUTC: r.creationDateSource?.hasSuffix("photoTakenTime (UTC)") == true, latitude: r.latitude,
+                longitude: r.longitude,
                 camera: camera)
         }
         let result = PlaceInference.run(subjects, gazetteer: gazetteer)

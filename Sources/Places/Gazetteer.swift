@@ -59,13 +59,17 @@ public final class Gazetteer: Sendable {
     public static let zoneRadiusKm = 500.0
 
     public init(contentsOf path: String) throws(GazetteerError) {
-        guard let d = FileManager.default.contents(atPath: path) else { throw GazetteerError(path: path, reason: "cannot be read") }
+        guard let d = FileManager.default.contents(atPath: path) else {
+            throw GazetteerError(path: path, reason: "cannot be read")
+        }
         let b = [UInt8](d)
         self.path = path
         guard b.count >= 24 + (Self.cells + 1) * 4, Array(b[0..<8]) == Self.magic else {
             throw GazetteerError(path: path, reason: "not a Shoebox gazetteer (rebuild it with `make deps`)")
         }
-        func u32(_ at: Int) -> Int { Int(UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24) }
+        func u32(_ at: Int) -> Int {
+            Int(UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24)
+        }
         let n = u32(8), slen = u32(12)
         recordsAt = 24 + (Self.cells + 1) * 4
         stringsAt = recordsAt + n * Self.recordSize
@@ -82,7 +86,9 @@ public final class Gazetteer: Sendable {
     /// the executable; `<prefix>/share/shoebox/gazetteer.bin` (prefix = the executable's folder's parent);
     /// `/usr/local/share/shoebox`, `/usr/share/shoebox`; and for development `.build/gazetteer/gazetteer.bin`
     /// in the current folder or above the executable.
-    public static func candidatePaths(environment: [String: String] = ProcessInfo.processInfo.environment, executable: String? = nil)
+    public static func candidatePaths(
+        environment: [String: String] = ProcessInfo.processInfo.environment, executable: String? = nil
+    )
         -> [String]
     {
         if let p = environment["SHOEBOX_GAZETTEER"], !p.isEmpty { return [p] }
@@ -104,10 +110,16 @@ public final class Gazetteer: Sendable {
     }
 
     /// The gazetteer found at the first of `candidatePaths` that exists, or why there is none (one line).
-    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<Gazetteer, GazetteerError> {
+    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<
+        Gazetteer, GazetteerError
+    > {
         let paths = candidatePaths(environment: environment)
         guard let p = paths.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-            return .failure(GazetteerError(path: paths[0], reason: "not found (no place names or inferred time zones; `make deps` builds it, SHOEBOX_GAZETTEER names it)"))
+            return .failure(
+                GazetteerError(
+                    path: paths[0],
+                    reason: "not found (no place names or inferred time zones; `make deps` builds it, SHOEBOX_GAZETTEER names it)"
+                ))
         }
         do { return .success(try Gazetteer(contentsOf: p)) } catch { return .failure(error) }
     }
@@ -139,7 +151,8 @@ public final class Gazetteer: Sendable {
         return GazetteerPlace(
             geonameID: Int(u32(at + 8)), name: Self.string(bytes, stringsAt + Int(u32(at + 16))),
             admin1: Self.string(bytes, stringsAt + Int(u32(at + 20))), countryCode: country.first ?? "",
-            countryName: country.count > 1 ? country[1] : (country.first ?? ""), timeZone: Self.string(bytes, stringsAt + Int(u32(at + 28))),
+            countryName: country.count > 1 ? country[1] : (country.first ?? ""),
+            timeZone: Self.string(bytes, stringsAt + Int(u32(at + 28))),
             latitude: lat, longitude: lon, population: population(i))
     }
 
@@ -155,7 +168,11 @@ public final class Gazetteer: Sendable {
         let maxAbsLat = min(89.9, max(abs(lat - dLat), abs(lat + dLat)))
         let dLon = radiusKm / (111.0 * cos(maxAbsLat * .pi / 180))
         let lonCells: [Int] =
-            dLon >= 180 ? Array(-180..<180) : Array(Int((lon - dLon).rounded(.down))...Int((lon + dLon).rounded(.down))).map { (($0 + 180) % 360 + 360) % 360 - 180 }
+            dLon >= 180
+            ? Array(-180..<180)
+            : Array(Int((lon - dLon).rounded(.down))...Int((lon + dLon).rounded(.down))).map {
+                (($0 + 180) % 360 + 360) % 360 - 180
+            }
         let here = Coordinate(latitude: lat, longitude: lon)
         for la in lat0...lat1 {
             for lo in Set(lonCells) {
@@ -188,7 +205,9 @@ public final class Gazetteer: Sendable {
         var city: (i: Int, d: Double, pop: Int)?
         forEach(near: lat, lon, radiusKm: max(radiusKm, 30)) { i, d in
             let pop = population(i)
-            if pop >= Self.cityPopulation, d <= Self.urbanRadiusKm(population: pop), city == nil || pop > city!.pop { city = (i, d, pop) }
+            if pop >= Self.cityPopulation, d <= Self.urbanRadiusKm(population: pop), city == nil || pop > city!.pop {
+                city = (i, d, pop)
+            }
             guard d <= radiusKm else { return }
             let w = 1 + max(0, log10(Double(max(pop, 1000)) / 1000))
             let s = d / w

@@ -52,6 +52,13 @@ public struct ZoneJudgement: Sendable, Equatable {
     public var localDate: AssetDate
     public var reason: String
     public var confidence: ZoneConfidence
+
+    public init(zone: String?, localDate: AssetDate, reason: String, confidence: ZoneConfidence) {
+        self.zone = zone
+        self.localDate = localDate
+        self.reason = reason
+        self.confidence = confidence
+    }
 }
 
 /// Place names and time zones for a library, from values only (the gazetteer and the system tzdata).
@@ -73,11 +80,14 @@ public enum PlaceInference {
             if let (la, lo) = coordinate, let m = gazetteer.place(at: la, lo) {
                 out.places[s.id] = PlaceJudgement(
                     place: m.place, distanceKm: m.distanceKm,
-                    reason: "GPS \(fmt(la, 5)), \(fmt(lo, 5)): \(fmt(m.distanceKm, 1)) km from \(m.place.name) (GeoNames \(m.place.geonameID))")
+                    reason:
+                        "GPS \(fmt(la, 5)), \(fmt(lo, 5)): \(fmt(m.distanceKm, 1)) km from \(m.place.name) (GeoNames \(m.place.geonameID))"
+                )
             }
             guard let d = s.date, let wall = WallClock.seconds(d.local) else { continue }
             if let off = d.offsetSeconds, !s.dateIsUTC {
-                anchors[s.camera, default: []].append(Anchor(name: s.name, instant: wall - off, zone: nil, offset: off, how: "stated"))
+                anchors[s.camera, default: []].append(
+                    Anchor(name: s.name, instant: wall - off, zone: nil, offset: off, how: "stated"))
                 continue
             }
             guard let (la, lo) = coordinate else {
@@ -86,12 +96,16 @@ public enum PlaceInference {
             }
             let z = zoneAt(la, lo, gazetteer)
             let instant = s.dateIsUTC ? wall : nil
-            guard let j = judge(d, wall: wall, instant: instant, zone: z.zone, fixedOffset: z.offset, reason: z.reason, confidence: z.confidence)
+            guard
+                let j = judge(
+                    d, wall: wall, instant: instant, zone: z.zone, fixedOffset: z.offset, reason: z.reason,
+                    confidence: z.confidence)
             else { continue }
             out.zones[s.id] = j
             anchors[s.camera, default: []].append(
-                Anchor(name: s.name, instant: WallClock.seconds(j.localDate.local)! - (j.localDate.offsetSeconds ?? 0), zone: z.zone,
-                       offset: j.localDate.offsetSeconds ?? 0, how: z.zone == nil ? "at sea" : "inferred from GPS"))
+                Anchor(
+                    name: s.name, instant: WallClock.seconds(j.localDate.local)! - (j.localDate.offsetSeconds ?? 0), zone: z.zone,
+                    offset: j.localDate.offsetSeconds ?? 0, how: z.zone == nil ? "at sea" : "inferred from GPS"))
         }
         for s in waiting {
             guard let d = s.date, let wall = WallClock.seconds(d.local), let list = anchors[s.camera] else { continue }
@@ -106,7 +120,10 @@ public enum PlaceInference {
             let when = gap == 0 ? "at the same time" : "\(fmtGap(abs(gap))) \(gap > 0 ? "later" : "earlier")"
             let what = a.zone.map { "\($0), \(a.how)" } ?? "offset \(AssetDate.offsetSuffix(a.offset)) \(a.how)"
             let reason = "borrowed from \(a.name), same camera, \(when) (\(what))"
-            if let j = judge(d, wall: wall, instant: s.dateIsUTC ? wall : nil, zone: a.zone, fixedOffset: a.offset, reason: reason, confidence: .low) {
+            if let j = judge(
+                d, wall: wall, instant: s.dateIsUTC ? wall : nil, zone: a.zone, fixedOffset: a.offset, reason: reason,
+                confidence: .low)
+            {
                 out.zones[s.id] = j
             }
         }
@@ -122,17 +139,25 @@ public enum PlaceInference {
     }
 
     /// The zone at a point: the nearest gazetteer place's, or the nautical zone (15° bands) at sea.
-    static func zoneAt(_ la: Double, _ lo: Double, _ g: Gazetteer) -> (zone: String?, offset: Int, reason: String, confidence: ZoneConfidence) {
+    static func zoneAt(_ la: Double, _ lo: Double, _ g: Gazetteer) -> (
+        zone: String?, offset: Int, reason: String, confidence: ZoneConfidence
+    ) {
         if let m = g.nearest(at: la, lo) {
             return (m.place.timeZone, 0, "inferred from GPS (\(m.place.timeZone), \(m.place.name))", .medium)
         }
         let off = Int((lo / 15).rounded()) * 3600
-        return (nil, off, "inferred from GPS (nautical zone UTC\(AssetDate.offsetSuffix(off)): no place within \(Int(Gazetteer.zoneRadiusKm)) km)", .low)
+        return (
+            nil, off,
+            "inferred from GPS (nautical zone UTC\(AssetDate.offsetSuffix(off)): no place within \(Int(Gazetteer.zoneRadiusKm)) km)",
+            .low
+        )
     }
 
     /// The judgement for one date: with a zone, its offset at that wall time (or at that instant for a UTC
     /// date, whose wall time becomes the local one); without, the fixed offset.
-    static func judge(_ d: AssetDate, wall: Int, instant: Int?, zone: String?, fixedOffset: Int, reason: String, confidence: ZoneConfidence)
+    static func judge(
+        _ d: AssetDate, wall: Int, instant: Int?, zone: String?, fixedOffset: Int, reason: String, confidence: ZoneConfidence
+    )
         -> ZoneJudgement?
     {
         let fraction = WallClock.fraction(d.local)
@@ -143,7 +168,8 @@ public enum PlaceInference {
                 reason: reason, confidence: confidence)
         }
         guard let off = zone.map({ ZoneRules.offset(zone: $0, local: wall) }) ?? fixedOffset else { return nil }
-        return ZoneJudgement(zone: zone, localDate: AssetDate(local: d.local, offsetSeconds: off), reason: reason, confidence: confidence)
+        return ZoneJudgement(
+            zone: zone, localDate: AssetDate(local: d.local, offsetSeconds: off), reason: reason, confidence: confidence)
     }
 
     static func fmt(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }
