@@ -109,13 +109,16 @@ extension Catalog {
     }
 
     /// Stores every untrashed asset's place information (an asset missing from `infos` has none) and
-    /// records an `updated` change (`place`, `localDate`) for each asset whose information changed.
+    /// records an `updated` change (`place`, `localDate`) for each asset whose information changed. An
+    /// asset the places step meets for the first time (`places_derived` = 0: new, or from before the places
+    /// migration) is written without a change record: its `inserted` change covers it, as for every other
+    /// property, and an interrupted ingest resumed later writes the same history as one that was not.
     @discardableResult
     public func applyPlaces(_ infos: [String: AssetPlaceInfo], runID: Int64?) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
             let rows = try Row.fetchAll(
-                db, sql: "SELECT local_identifier, \(AssetPlaceInfo.columns) FROM asset WHERE trashed_at IS NULL")
+                db, sql: "SELECT local_identifier, places_derived, \(AssetPlaceInfo.columns) FROM asset WHERE trashed_at IS NULL")
             let setAll =
                 "UPDATE asset SET "
                 + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
@@ -129,8 +132,9 @@ extension Catalog {
                 var args = new.arguments
                 args += [lid]
                 try db.cachedStatement(sql: setAll).execute(arguments: args)
-                records.append(try Self.record(db, runID, "asset", lid, "updated", props))
+                if r["places_derived"] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
             }
+            try db.execute(sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL")
             return records
         }
     }

@@ -297,6 +297,7 @@ enum Schema {
                     ALTER TABLE asset ADD COLUMN time_zone TEXT;
                     ALTER TABLE asset ADD COLUMN zone_reason TEXT;
                     ALTER TABLE asset ADD COLUMN zone_confidence TEXT;
+                    ALTER TABLE asset ADD COLUMN places_derived INTEGER NOT NULL DEFAULT 0;  -- 1: seen by the places step
                     CREATE INDEX asset_place_country ON asset(place_country);
                     """)
         }

@@ -75,14 +75,22 @@ public enum PlaceInference {
         var out = Result()
         var anchors: [String: [Anchor]] = [:]  // camera -> anchors
         var waiting: [PlaceSubject] = []
+        // Lookups are made at the position rounded to 10⁻⁴° (≈ 11 m), once per rounded position: photos
+        // cluster, and the answer for one asset never depends on which others were looked up first.
+        var placeAt: [Cell: PlaceMatch?] = [:]
+        var zoneAtCell: [Cell: Zone] = [:]
         for s in subjects {
-            let coordinate = s.latitude.flatMap { la in s.longitude.map { (la, $0) } }
-            if let (la, lo) = coordinate, let m = gazetteer.place(at: la, lo) {
-                out.places[s.id] = PlaceJudgement(
-                    place: m.place, distanceKm: m.distanceKm,
-                    reason:
-                        "GPS \(fmt(la, 5)), \(fmt(lo, 5)): \(fmt(m.distanceKm, 1)) km from \(m.place.name) (GeoNames \(m.place.geonameID))"
-                )
+            let coordinate = s.latitude.flatMap { la in s.longitude.map { Cell(la, $0) } }
+            if let c = coordinate {
+                let found = placeAt[c] ?? gazetteer.place(at: c.latitude, c.longitude)
+                placeAt[c] = found
+                if let m = found {
+                    out.places[s.id] = PlaceJudgement(
+                        place: m.place, distanceKm: m.distanceKm,
+                        reason:
+                            "GPS \(fmt(c.latitude, 4)), \(fmt(c.longitude, 4)): \(fmt(m.distanceKm, 1)) km from \(m.place.name) (GeoNames \(m.place.geonameID))"
+                    )
+                }
             }
             guard let d = s.date, let wall = WallClock.seconds(d.local) else { continue }
             if let off = d.offsetSeconds, !s.dateIsUTC {
@@ -90,11 +98,12 @@ public enum PlaceInference {
                     Anchor(name: s.name, instant: wall - off, zone: nil, offset: off, how: "stated"))
                 continue
             }
-            guard let (la, lo) = coordinate else {
+            guard let c = coordinate else {
                 waiting.append(s)
                 continue
             }
-            let z = zoneAt(la, lo, gazetteer)
+            let z = zoneAtCell[c] ?? zoneAt(c.latitude, c.longitude, gazetteer)
+            zoneAtCell[c] = z
             let instant = s.dateIsUTC ? wall : nil
             guard
                 let j = judge(
@@ -107,14 +116,36 @@ public enum PlaceInference {
                     name: s.name, instant: WallClock.seconds(j.localDate.local)! - (j.localDate.offsetSeconds ?? 0), zone: z.zone,
                     offset: j.localDate.offsetSeconds ?? 0, how: z.zone == nil ? "at sea" : "inferred from GPS"))
         }
+        // Per camera, anchors sorted by wall clock and by instant: the nearest is found by binary search.
+        var byWall: [String: [(key: Int, a: Anchor)]] = [:]
+        var byInstant: [String: [(key: Int, a: Anchor)]] = [:]
+        for (camera, list) in anchors {
+            byWall[camera] = list.map { ($0.instant + $0.offset, $0) }.sorted { ($0.key, $0.a.name) < ($1.key, $1.a.name) }
+            byInstant[camera] = list.map { ($0.instant, $0) }.sorted { ($0.key, $0.a.name) < ($1.key, $1.a.name) }
+        }
         for s in waiting {
-            guard let d = s.date, let wall = WallClock.seconds(d.local), let list = anchors[s.camera] else { continue }
-            // A naive wall clock is compared with each anchor's wall clock (same camera, same clock); a UTC
-            // instant with the anchor's instant.
-            var best: (a: Anchor, gap: Int)?
-            for a in list {
-                let gap = s.dateIsUTC ? a.instant - wall : (a.instant + a.offset) - wall
-                if abs(gap) <= neighbourWindowSeconds, best == nil || abs(gap) < abs(best!.gap) { best = (a, gap) }
+            // A naive wall clock is compared with the anchors' wall clocks (same camera, same clock); a UTC
+            // instant with their instants. Equally near: the earlier anchor.
+            guard let d = s.date, let wall = WallClock.seconds(d.local),
+                let list = (s.dateIsUTC ? byInstant : byWall)[s.camera], !list.isEmpty
+            else { continue }
+            var lo = 0, hi = list.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if list[mid].key < wall { lo = mid + 1 } else { hi = mid }
+            }
+            // The anchors just before and just after (each with every anchor at the same time): the nearest;
+            // equally near, the earlier; then one with a zone (from GPS) over a bare offset; then by name.
+            var candidates: [(a: Anchor, gap: Int)] = []
+            for start in [lo - 1, lo] where list.indices.contains(start) {
+                var i = start
+                while list.indices.contains(i), list[i].key == list[start].key {
+                    candidates.append((list[i].a, list[i].key - wall))
+                    i += start < lo ? -1 : 1
+                }
+            }
+            let best = candidates.filter { abs($0.gap) <= neighbourWindowSeconds }.min { x, y in
+                (abs(x.gap), x.gap, x.a.zone == nil ? 1 : 0, x.a.name) < (abs(y.gap), y.gap, y.a.zone == nil ? 1 : 0, y.a.name)
             }
             guard let (a, gap) = best else { continue }
             let when = gap == 0 ? "at the same time" : "\(fmtGap(abs(gap))) \(gap > 0 ? "later" : "earlier")"
@@ -130,6 +161,20 @@ public enum PlaceInference {
         return out
     }
 
+    /// A position rounded to 10⁻⁴°.
+    struct Cell: Hashable {
+        var lat: Int
+        var lon: Int
+        init(_ latitude: Double, _ longitude: Double) {
+            lat = Int((latitude * 10_000).rounded())
+            lon = Int((longitude * 10_000).rounded())
+        }
+        var latitude: Double { Double(lat) / 10_000 }
+        var longitude: Double { Double(lon) / 10_000 }
+    }
+
+    typealias Zone = (zone: String?, offset: Int, reason: String, confidence: ZoneConfidence)
+
     struct Anchor {
         var name: String
         var instant: Int
@@ -139,9 +184,7 @@ public enum PlaceInference {
     }
 
     /// The zone at a point: the nearest gazetteer place's, or the nautical zone (15° bands) at sea.
-    static func zoneAt(_ la: Double, _ lo: Double, _ g: Gazetteer) -> (
-        zone: String?, offset: Int, reason: String, confidence: ZoneConfidence
-    ) {
+    static func zoneAt(_ la: Double, _ lo: Double, _ g: Gazetteer) -> Zone {
         if let m = g.nearest(at: la, lo) {
             return (m.place.timeZone, 0, "inferred from GPS (\(m.place.timeZone), \(m.place.name))", .medium)
         }
