@@ -44,6 +44,11 @@ public enum PlaceStage {
         return out
     }
 
+    /// Whether a creation date is a UTC instant rather than a wall clock: Takeout's `photoTakenTime (UTC)`
+    /// and the QuickTime `mvhd creation time (UTC)` (both end so; a local date whose offset was inferred from
+    /// the GPS UTC stamp does not).
+    static func isUTCInstant(_ source: String?) -> Bool { source?.hasSuffix(" (UTC)") == true }
+
     /// The place information of each row that has some (pure apart from the gazetteer and tzdata).
     public static func derive(_ rows: [OrganizeRow], gazetteer: Gazetteer) -> [String: AssetPlaceInfo] {
         let subjects = rows.map { r in
@@ -51,7 +56,7 @@ public enum PlaceStage {
             let camera = CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 } ?? "folder:" + folder
             return PlaceSubject(
                 id: r.localIdentifier, name: r.filename, date: r.creationDate,
-                dateIsUTC: r.creationDateSource?.hasSuffix("photoTakenTime (UTC)") == true, latitude: r.latitude,
+                dateIsUTC: isUTCInstant(r.creationDateSource), latitude: r.latitude,
                 longitude: r.longitude,
                 camera: camera)
         }

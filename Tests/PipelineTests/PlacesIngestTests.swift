@@ -119,6 +119,12 @@ struct PlacesIngestTests {
         let pixel = try info(catalog, "exiftool-t-images/Google.jpg")
         #expect(pixel.placeText == "Madrid, Madrid, Spain")
         #expect(pixel.localDate == nil)
+        // A video dated only by its mvhd (UTC) near London in February: GMT, the instant unchanged.
+        let mp4 = try info(catalog, "metadata-extractor-images/mp4/with-gps.mp4")
+        #expect(mp4.localDate?.description == "2017-02-22T08:20:28+00:00")
+        #expect(mp4.timeZone == "Europe/London")
+        #expect(!PlaceStage.isUTCInstant("EXIF DateTimeOriginal; offset inferred from EXIF GPSDateStamp + GPSTimeStamp (UTC) (libexif) (local − UTC, rounded to 15 min)"))
+        #expect(PlaceStage.isUTCInstant("QuickTime mvhd creation time (UTC)"))
         // iPhone 5 without GPS: the offset its own camera stated on a movie 1 h 13 min later.
         let borrowed = try info(catalog, "osxphotos/photos_library_cloud/IMG_0003.JPG")
         #expect(borrowed.localDate?.description == "2020-01-05T12:41:41.273-08:00")
