@@ -167,19 +167,21 @@ public final class Gazetteer: Sendable {
         guard lat0 <= lat1 else { return }
         let maxAbsLat = min(89.9, max(abs(lat - dLat), abs(lat + dLat)))
         let dLon = radiusKm / (111.0 * cos(maxAbsLat * .pi / 180))
+        // Longitude cells, wrapped at the antimeridian, each once, in order (the visiting order never
+        // decides a result: ties are broken by record number).
         let lonCells: [Int] =
             dLon >= 180
             ? Array(-180..<180)
-            : Array(Int((lon - dLon).rounded(.down))...Int((lon + dLon).rounded(.down))).map {
-                (($0 + 180) % 360 + 360) % 360 - 180
-            }
+            : Array(Set((Int((lon - dLon).rounded(.down))...Int((lon + dLon).rounded(.down))).map { (($0 + 180) % 360 + 360) % 360 - 180 }))
+                .sorted()
         let here = Coordinate(latitude: lat, longitude: lon)
         for la in lat0...lat1 {
-            for lo in Set(lonCells) {
+            for lo in lonCells {
                 let cell = (la + 90) * 360 + (lo + 180)
                 let a = Int(u32(24 + cell * 4)), b = Int(u32(24 + (cell + 1) * 4))
                 for i in a..<b {
                     let (pla, plo) = coordinate(i)
+                    if abs(pla - lat) > dLat { continue }  // cheaper than the haversine, and as exact
                     let d = here.distanceKm(to: Coordinate(latitude: pla, longitude: plo))
                     if d <= radiusKm { body(i, d) }
                 }
@@ -205,7 +207,9 @@ public final class Gazetteer: Sendable {
         var city: (i: Int, d: Double, pop: Int)?
         forEach(near: lat, lon, radiusKm: max(radiusKm, 30)) { i, d in
             let pop = population(i)
-            if pop >= Self.cityPopulation, d <= Self.urbanRadiusKm(population: pop), city == nil || pop > city!.pop {
+            if pop >= Self.cityPopulation, d <= Self.urbanRadiusKm(population: pop),
+                city == nil || pop > city!.pop || (pop == city!.pop && i < city!.i)
+            {
                 city = (i, d, pop)
             }
             guard d <= radiusKm else { return }
