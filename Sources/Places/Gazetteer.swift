@@ -92,7 +92,11 @@ public final class Gazetteer: Sendable {
         -> [String]
     {
         if let p = environment["SHOEBOX_GAZETTEER"], !p.isEmpty { return [p] }
-        let exe = URL(fileURLWithPath: executable ?? CommandLine.arguments.first ?? "shoebox").resolvingSymlinksInPath()
+        // The running executable: /proc/self/exe on Linux (argv[0] is a bare name when run from PATH).
+        let running =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
+            ?? "shoebox"
+        let exe = URL(fileURLWithPath: executable ?? running).resolvingSymlinksInPath()
         let dir = exe.deletingLastPathComponent()
         var out = [
             dir.appendingPathComponent("gazetteer.bin").path,
@@ -172,8 +176,13 @@ public final class Gazetteer: Sendable {
         let lonCells: [Int] =
             dLon >= 180
             ? Array(-180..<180)
-            : Array(Set((Int((lon - dLon).rounded(.down))...Int((lon + dLon).rounded(.down))).map { (($0 + 180) % 360 + 360) % 360 - 180 }))
-                .sorted()
+            : Array(
+                Set(
+                    (Int((lon - dLon).rounded(.down))...Int((lon + dLon).rounded(.down))).map {
+                        (($0 + 180) % 360 + 360) % 360 - 180
+                    })
+            )
+            .sorted()
         let here = Coordinate(latitude: lat, longitude: lon)
         for la in lat0...lat1 {
             for lo in lonCells {
