@@ -4,11 +4,13 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
         libexif-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libsqlite3-dev libvips-dev libxxhash-dev pkg-config make \
+        python3 python3-pip \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift Makefile ./
 COPY Sources ./Sources
 COPY Tests ./Tests
+COPY Tools ./Tools
 RUN make install PREFIX=/out MANPAGES=0
 
 # The media libraries are loaded by soname when first used, not linked (docs/architecture.md): ldd does not
@@ -16,10 +18,12 @@ RUN make install PREFIX=/out MANPAGES=0
 FROM debian:bookworm-slim
 RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
         libexif12 libheif1 libavformat59 libavcodec59 libavutil57 libswscale6 libvips42 libglib2.0-0 libsqlite3-0 libxxhash0 \
-        ca-certificates \
+        ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /work --create-home shoebox
 COPY --from=build /out/bin/shoebox /usr/local/bin/shoebox
+# The offline gazetteer (GeoNames, CC BY 4.0): found as <prefix>/share/shoebox/gazetteer.bin.
+COPY --from=build /out/share/shoebox/gazetteer.bin /usr/local/share/shoebox/gazetteer.bin
 USER shoebox
 WORKDIR /work
 ENTRYPOINT ["shoebox"]

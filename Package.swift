@@ -63,6 +63,10 @@ let package = Package(
 
         .target(name: "Organize", dependencies: ["PhotoModel"]),
 
+        // The offline gazetteer (GeoNames, built by Tools/gazetteer.py) and IANA zone rules: place names and
+        // time zones for dates without an offset. Values in, values out; reads only the gazetteer file.
+        .target(name: "Places", dependencies: ["Organize", "PhotoModel"]),
+
         // The catalog: SQLite through GRDB. Never imports MediaProbe's readers: it stores values.
         .target(
             name: "Catalog",
@@ -74,7 +78,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "MediaProbe", "Classify", "Assemble", "PhotoModel", "Catalog", "Organize", "Derivatives",
+                "MediaProbe", "Classify", "Assemble", "PhotoModel", "Catalog", "Organize", "Derivatives", "Places",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: vipsHeaders),
@@ -107,6 +111,7 @@ let package = Package(
             name: "AssembleTests",
             dependencies: ["Assemble", "Classify", "MediaProbe", "PhotoModel", "TestSupport"]),
         .testTarget(name: "OrganizeTests", dependencies: ["Organize", "PhotoModel", "TestSupport"]),
+        .testTarget(name: "PlacesTests", dependencies: ["Places", "Organize", "PhotoModel", "TestSupport"]),
         .testTarget(
             name: "CatalogTests",
             dependencies: ["Catalog", "TestSupport"]),

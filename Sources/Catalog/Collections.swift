@@ -16,6 +16,8 @@ public struct OrganizeRow: Sendable {
     public var burstSelectionTypes: UInt
     public var latitude: Double?
     public var longitude: Double?
+    /// Where the date came from (`… photoTakenTime (UTC)` marks a UTC instant rather than a wall clock).
+    public var creationDateSource: String? = nil
 }
 
 /// A collection to store: a moment, an album or a smart album.
@@ -96,7 +98,7 @@ extension Catalog {
                 db,
                 sql: """
                     SELECT local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, burst_identifier,
-                        represents_burst, burst_selection_types, latitude, longitude
+                        represents_burst, burst_selection_types, latitude, longitude, creation_date_source
                     FROM asset WHERE trashed_at IS NULL ORDER BY creation_date, id
                     """
             ).map { r in
@@ -104,7 +106,8 @@ extension Catalog {
                     localIdentifier: r["local_identifier"], root: r["root"], primaryPath: r["primary_path"], filename: r["filename"],
                     creationDate: (r["creation_date"] as String?).map { AssetDate(local: $0, offsetSeconds: r["creation_offset"]) },
                     make: r["make"], model: r["model"], burstIdentifier: r["burst_identifier"], representsBurst: r["represents_burst"],
-                    burstSelectionTypes: UInt(r["burst_selection_types"] as Int64), latitude: r["latitude"], longitude: r["longitude"])
+                    burstSelectionTypes: UInt(r["burst_selection_types"] as Int64), latitude: r["latitude"], longitude: r["longitude"],
+                    creationDateSource: r["creation_date_source"])
             }
         }
     }
@@ -273,7 +276,8 @@ extension Catalog {
             }
         }
         // Moments span local times: their first and last asset's wall-clock date with its offset (the stored
-        // bounds are UTC instants), so a moment reads as the photos in it do.
+        // bounds are UTC instants), so a moment reads as the photos in it do; a date given a zone by the
+        // places step (docs/places.md) reads as its local time.
         let local = rows.contains { $0.type == AssetCollectionType.moment.rawValue } ? try momentLocalBounds() : [:]
         return try rows.map { c throws(CatalogError) in
             var c = c
@@ -291,8 +295,10 @@ extension Catalog {
             var first: [String: String] = [:]
             for agg in ["MIN", "MAX"] {
                 let sql = """
-                    SELECT c.local_identifier AS id, a.creation_date AS d, a.creation_offset AS o,
-                        \(agg)(julianday(a.creation_date) - coalesce(a.creation_offset, 0) / 86400.0) AS t
+                    SELECT c.local_identifier AS id, coalesce(a.local_date, a.creation_date) AS d,
+                        CASE WHEN a.local_date IS NULL THEN a.creation_offset ELSE a.local_offset END AS o,
+                        \(agg)(julianday(coalesce(a.local_date, a.creation_date))
+                            - coalesce(CASE WHEN a.local_date IS NULL THEN a.creation_offset ELSE a.local_offset END, 0) / 86400.0) AS t
                     FROM collection c JOIN collection_membership m ON m.collection_id = c.id JOIN asset a ON a.id = m.asset_id
                     WHERE c.type = \(AssetCollectionType.moment.rawValue) AND a.trashed_at IS NULL AND a.creation_date IS NOT NULL
                     GROUP BY c.id

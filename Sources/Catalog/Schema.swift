@@ -280,6 +280,27 @@ enum Schema {
                     CREATE INDEX asset_type_creation ON asset(media_type, creation_date);
                     """)
         }
+        m.registerMigration("places: asset place and local time") { db in
+            // Derived by the organize stage from GPS and dates (docs/places.md): the GeoNames place of the
+            // asset's position, and for a date without offset the local time with the offset of the zone
+            // there (or borrowed from a neighbour), with the reason and confidence.
+            try db.execute(
+                sql: """
+                    ALTER TABLE asset ADD COLUMN place_id INTEGER;
+                    ALTER TABLE asset ADD COLUMN place_name TEXT;
+                    ALTER TABLE asset ADD COLUMN place_admin1 TEXT;
+                    ALTER TABLE asset ADD COLUMN place_country TEXT;
+                    ALTER TABLE asset ADD COLUMN place_country_name TEXT;
+                    ALTER TABLE asset ADD COLUMN place_reason TEXT;
+                    ALTER TABLE asset ADD COLUMN local_date TEXT;
+                    ALTER TABLE asset ADD COLUMN local_offset INTEGER;
+                    ALTER TABLE asset ADD COLUMN time_zone TEXT;
+                    ALTER TABLE asset ADD COLUMN zone_reason TEXT;
+                    ALTER TABLE asset ADD COLUMN zone_confidence TEXT;
+                    ALTER TABLE asset ADD COLUMN places_derived INTEGER NOT NULL DEFAULT 0;  -- 1: seen by the places step
+                    CREATE INDEX asset_place_country ON asset(place_country);
+                    """)
+        }
         return m
     }
 }

@@ -14,13 +14,18 @@ public struct MomentItem: Sendable, Equatable, Hashable {
     public var localDate: String
     public var latitude: Double?
     public var longitude: Double?
+    /// The name of the place it was taken at (reverse geocoded by the caller), for titles.
+    public var place: String?
 
-    public init(id: String, instant: Double, localDate: String, latitude: Double? = nil, longitude: Double? = nil) {
+    public init(
+        id: String, instant: Double, localDate: String, latitude: Double? = nil, longitude: Double? = nil, place: String? = nil
+    ) {
         self.id = id
         self.instant = instant
         self.localDate = localDate
         self.latitude = latitude
         self.longitude = longitude
+        self.place = place
     }
 
     var coordinate: Coordinate? {
@@ -102,8 +107,11 @@ public struct Moment: Sendable, Equatable {
     public var endLocalDate: String
     /// Mean of the members' GPS positions, nil when none has one.
     public var approximateLocation: Coordinate?
-    /// A place name when one is known, else the local date (`22 November 2026`).
+    /// `Lisbon, 12 May 2023`, `Lisbon & Sintra, 12–14 May 2023` from the members' places (`PlaceTitle`),
+    /// else the local date (`22 November 2026`).
     public var title: String
+    /// The place names the title was made from (dominant first), empty when it is a date only.
+    public var places: [String] = []
     /// Why this moment starts where it does, and where its identifier came from.
     public var reasons: [Reason]
 }
@@ -163,6 +171,8 @@ public enum MomentSegmenter {
         public var clusterMaxDistanceKm = 100.0
         /// Offline place names for titles; empty by default.
         public var places: [Place] = []
+        /// Whether the library's home area (`PlaceTitle.home`) titles its moments by date only, as PhotoKit does.
+        public var homeByDate = true
         public init() {}
     }
 
@@ -212,14 +222,27 @@ public enum MomentSegmenter {
         groups.append((start..<items.count, startReasons))
 
         // Moments without identifiers yet.
+        let home = options.homeByDate ? PlaceTitle.home(items.map(\.place)) : nil
         var moments: [Moment] = groups.map { g in
             let members = items[g.range]
             let loc = Coordinate.mean(members.compactMap(\.coordinate))
             let first = members.first!, last = members.last!
-            let title = Place.name(for: loc, in: options.places) ?? CivilDate.rangeTitle(first.localDate, last.localDate)
-            return Moment(localIdentifier: "", members: members.map(\.id), startInstant: first.instant,
-                          endInstant: last.instant, startLocalDate: first.localDate, endLocalDate: last.localDate,
-                          approximateLocation: loc, title: title, reasons: g.reasons)
+            let named = PlaceTitle.dominant(members.map(\.place))
+            let dates = CivilDate.rangeTitle(first.localDate, last.localDate)
+            var reasons = g.reasons
+            let title: String
+            if !named.isEmpty, named != [home] {
+                title = named.joined(separator: " & ") + ", " + dates
+                reasons.append(Reason("moment.title", PlaceTitle.why(named, members.map(\.place))))
+            } else {
+                title = Place.name(for: loc, in: options.places) ?? dates
+                if let home, named == [home] { reasons.append(Reason("moment.title", "\(home) is the home area: titled by date")) }
+            }
+            var m = Moment(localIdentifier: "", members: members.map(\.id), startInstant: first.instant,
+                           endInstant: last.instant, startLocalDate: first.localDate, endLocalDate: last.localDate,
+                           approximateLocation: loc, title: title, reasons: reasons)
+            m.places = named == [home] ? [] : named
+            return m
         }
         assignIdentifiers(&moments, previous: previous)
         return MomentResult(moments: moments, clusters: clusters(moments, options), years: years(moments))
@@ -270,8 +293,9 @@ public enum MomentSegmenter {
         func flush() {
             guard let first = current.first, let last = current.last else { return }
             let loc = Coordinate.mean(current.compactMap(\.approximateLocation))
-            let title = Place.name(for: loc, in: options.places)
-                ?? CivilDate.rangeTitle(first.startLocalDate, last.endLocalDate)
+            let dates = CivilDate.rangeTitle(first.startLocalDate, last.endLocalDate)
+            let named = PlaceTitle.dominant(current.flatMap { m in m.places.map { Optional($0) } })
+            let title = named.isEmpty ? (Place.name(for: loc, in: options.places) ?? dates) : named.joined(separator: " & ") + ", " + dates
             out.append(MomentList(
                 localIdentifier: StableIdentifier.collectionList("cluster:" + first.localIdentifier),
                 subtype: .momentListCluster, title: title, moments: current.map(\.localIdentifier),
@@ -326,5 +350,47 @@ extension MomentItem {
         guard let d = asset.creationDate, let t = CivilDate.seconds(d) else { return nil }
         self.init(id: asset.id, instant: t, localDate: String(d.local.prefix(10)),
                   latitude: asset.location?.latitude, longitude: asset.location?.longitude)
+    }
+}
+
+/// Titles from places, PhotoKit style: the dominant place, or two joined with `&`.
+public enum PlaceTitle {
+    /// A second place shares the title when it holds at least this share of the located items.
+    public static let secondShare = 0.25
+    /// The home area holds more than this share of a library's located items (over at least two places).
+    public static let homeShare = 0.5
+
+    /// The one or two places a title names: by count, ties in order of first appearance; empty when none.
+    public static func dominant(_ places: [String?]) -> [String] {
+        let ranked = ranking(places)
+        guard let top = ranked.first else { return [] }
+        let total = ranked.reduce(0) { $0 + $1.count }
+        if ranked.count > 1, Double(ranked[1].count) >= secondShare * Double(total) { return [top.name, ranked[1].name] }
+        return [top.name]
+    }
+
+    /// The library's home area: the place of more than half its located items, when it has several places.
+    public static func home(_ places: [String?]) -> String? {
+        let ranked = ranking(places)
+        let total = ranked.reduce(0) { $0 + $1.count }
+        guard ranked.count > 1, let top = ranked.first, Double(top.count) > homeShare * Double(total) else { return nil }
+        return top.name
+    }
+
+    static func ranking(_ places: [String?]) -> [(name: String, count: Int, first: Int)] {
+        var counts: [String: (count: Int, first: Int)] = [:]
+        for (i, p) in places.enumerated() {
+            guard let p else { continue }
+            counts[p, default: (0, i)].count += 1
+        }
+        return counts.map { ($0.key, $0.value.count, $0.value.first) }
+            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.first < $1.first }
+    }
+
+    static func why(_ named: [String], _ places: [String?]) -> String {
+        let ranked = ranking(places)
+        let located = ranked.reduce(0) { $0 + $1.count }
+        let parts = named.map { n in "\(n) \(ranked.first { $0.name == n }?.count ?? 0)" }
+        return "places of \(located) of \(places.count) items: " + parts.joined(separator: ", ")
     }
 }

@@ -309,9 +309,12 @@ public final class Ingestor: Sendable {
         summary.deleted += records0.count
         // Organize when something changed (or nothing was organized yet): bursts, moments, albums, smart albums.
         let neverOrganized = try catalog.collectionCount(type: .smartAlbum) == 0
-        if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized || !options.userSmartAlbums.isEmpty) {
+        // A gazetteer added, removed or updated re-derives places (and the moment titles made from them).
+        let placesStale = try PlaceStage.gazetteerChanged(catalog)
+        if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized || !options.userSmartAlbums.isEmpty || placesStale) {
             let o = try Organizer.run(catalog, runID: runID, userSmartAlbums: options.userSmartAlbums)
             summary.organized = o
+            if let note = PlaceStage.missingNote { summary.notes.append(note) }
         }
         // Thumbnails: every asset's files once (existing ones are skipped by name); failures are error rows.
         if let request = options.thumbnails {
@@ -667,7 +670,7 @@ public final class Ingestor: Sendable {
             s.runID, filesSeen: s.files, filesProbed: 0, errors: 0, elapsed: Date().timeIntervalSince(start), prune: false,
             historyRetentionDays: options.historyRetentionDays)
         // Organize (its rules are versioned with the rest) when the rules changed or an asset did.
-        if options.organize, rulesChanged || !s.records.isEmpty {
+        if options.organize, try rulesChanged || !s.records.isEmpty || PlaceStage.gazetteerChanged(catalog) {
             s.organized = try Organizer.run(catalog, runID: s.runID, userSmartAlbums: options.userSmartAlbums)
         }
         if s.keptFolders.isEmpty { try catalog.setMetaValue("rules_version", String(options.rules.version)) }

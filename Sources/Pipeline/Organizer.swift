@@ -14,6 +14,9 @@ public enum Organizer {
         public var moments = 0
         public var albums = 0
         public var records = 0
+        /// Assets with a place name, and dates given a local time by their zone.
+        public var places = 0
+        public var zones = 0
     }
 
     public static func run(
@@ -45,12 +48,17 @@ public enum Organizer {
         }
         summary.records += try catalog.applyBursts(updates, runID: runID).count
 
-        // Moments, clusters and years.
+        // Places and local times (docs/places.md), then moments, clusters and years on local days.
+        let places = try PlaceStage.run(catalog, rows: rows, runID: runID)
+        summary.records += places.records
+        summary.places = places.infos.values.filter { $0.placeID != nil }.count
+        summary.zones = places.infos.values.filter { $0.localDate != nil }.count
         let items: [MomentItem] = rows.compactMap { r in
-            guard let d = r.creationDate, let t = Classifier.epochSeconds(d.local) else { return nil }
+            let info = places.infos[r.localIdentifier]
+            guard let d = info?.localDate ?? r.creationDate, let t = Classifier.epochSeconds(d.local) else { return nil }
             return MomentItem(
                 id: r.localIdentifier, instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)),
-                latitude: r.latitude, longitude: r.longitude)
+                latitude: r.latitude, longitude: r.longitude, place: info?.placeName)
         }
         let previous = try catalog.moments().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
         let result = MomentSegmenter.segment(items, previous: previous)

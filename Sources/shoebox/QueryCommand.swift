@@ -21,6 +21,8 @@ struct QueryCommand: ParsableCommand {
                   --fields localIdentifier,filename,creationDate
               shoebox query '%K == %@' --arg isFavorite --arg YES --count
               shoebox query --video --json
+              shoebox query 'place CONTAINS "Lisbon"' --count
+              shoebox query --country PT --place lisbon --fields filename,creationDate
             """)
 
     @Argument(help: "A predicate (docs/predicates.md).") var predicate: String?
@@ -45,6 +47,8 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "Captured on or after this date (YYYY-MM-DD or ISO-8601).") var fromDate: String?
     @Option(help: "Captured on or before this date.") var toDate: String?
     @Option(help: "Captured in this year.") var year: Int?
+    @Option(help: "Taken at a place whose name, region or country contains this text (case-insensitive; docs/places.md).") var place: String?
+    @Option(help: "Taken in this country: ISO code (PT) or name (Portugal), case-insensitive.") var country: String?
 
     // Convenience filters, each with a --not- form.
     @Flag(inversion: .prefixedNo, exclusivity: .exclusive, help: "Live Photos (photoLive).") var live: Bool?
@@ -84,6 +88,8 @@ struct QueryCommand: ParsableCommand {
         if let fromDate { out.append("creationDate >= \(Self.quote(fromDate))") }
         if let toDate { out.append("creationDate <= \(Self.quote(toDate.count == 10 ? toDate + "T23:59:59.999" : toDate))") }
         if let year { out.append("creationDate BETWEEN {\(Self.quote("\(year)-01-01")), \(Self.quote("\(year)-12-31T23:59:59.999"))}") }
+        if let place { out.append("place CONTAINS[c] \(Self.quote(place))") }
+        if let country { out.append("(country ==[c] \(Self.quote(country)) OR countryName ==[c] \(Self.quote(country)))") }
         return out
     }
 

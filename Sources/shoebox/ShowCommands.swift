@@ -44,11 +44,14 @@ struct ShowCommand: ParsableCommand {
         if format != .table {
             var a = AssembledAsset(asset: s.asset)
             a.metadataSources = s.metadataSources.map { MetadataSource(type: $0.type, path: $0.path) }
-            let doc = ShowDocument(localIdentifier: s.localIdentifier, cloudIdentifier: s.cloudIdentifier, root: s.root, isTrashed: s.isTrashed, asset: AssetJSON(a))
+            let place = try catalog.placeInfo(s.localIdentifier).flatMap { $0 == AssetPlaceInfo() ? nil : $0 }
+            let doc = ShowDocument(
+                localIdentifier: s.localIdentifier, cloudIdentifier: s.cloudIdentifier, root: s.root, isTrashed: s.isTrashed, asset: AssetJSON(a),
+                place: place)
             print(try JSONOutput.text(doc, pretty: format == .json))
             return
         }
-        print(ShowText.render(s, collections: try catalog.collections(containing: s.localIdentifier)))
+        print(ShowText.render(s, collections: try catalog.collections(containing: s.localIdentifier), place: try catalog.placeInfo(s.localIdentifier)))
     }
 
     struct ShowDocument: Encodable {
@@ -57,11 +60,13 @@ struct ShowCommand: ParsableCommand {
         let root: String
         let isTrashed: Bool
         let asset: AssetJSON
+        /// The derived place and local time (docs/places.md); absent when there is none.
+        let place: AssetPlaceInfo?
     }
 }
 
 enum ShowText {
-    static func render(_ s: StoredAsset, collections: [String]) -> String {
+    static func render(_ s: StoredAsset, collections: [String], place: AssetPlaceInfo? = nil) -> String {
         let a = s.asset
         var l: [String] = []
         l.append("\(a.id)\(s.isTrashed ? "   (in Recently Deleted)" : "")")
@@ -77,6 +82,12 @@ enum ShowText {
             l.append("  location         \(loc.latitude), \(loc.longitude)\(loc.altitude.map { ", \($0) m" } ?? "")\(a.locationSource.map { "   ← \($0)" } ?? "")")
         } else {
             l.append("  location         -")
+        }
+        if let text = place?.placeText {
+            l.append("  place            \(text)\(place?.placeID.map { " (GeoNames \($0))" } ?? "")\(place?.placeReason.map { "   ← \($0)" } ?? "")")
+        }
+        if let p = place, let d = p.localDate {
+            l.append("  localDate        \(d)\(p.zoneReason.map { "   ← \($0)" } ?? "")\(p.zoneConfidence.map { ", confidence \($0)" } ?? "")")
         }
         l.append("  size             \(a.pixelWidth)x\(a.pixelHeight)\(a.mediaType == .video || a.mediaType == .audio ? String(format: ", %.3f s", a.duration) : "")")
         l.append("  camera           \(a.cameraName ?? "-")\(a.lensModel.map { " — \($0)" } ?? "")")

@@ -164,6 +164,15 @@ extension PredicateCompiler {
             "lensModel": .init(column: "a.lens_model", kind: .text, nullable: true, summary: "lens model"),
             "traits": .init(column: "a.traits", kind: .traits, summary: "Shoebox traits"),
             "location": .init(column: "a.latitude", kind: .location, nullable: true, summary: "nil when there is no location"),
+            // Places (docs/places.md): derived from GPS by the offline gazetteer.
+            "place": .init(
+                column: "(a.place_name || coalesce(', ' || a.place_admin1, '') || coalesce(', ' || a.place_country_name, ''))", kind: .text,
+                nullable: true, summary: "place, region and country (`Lisbon, Lisbon, Portugal`)"),
+            "placeName": .init(column: "a.place_name", kind: .text, nullable: true, summary: "place name (GeoNames)"),
+            "placeIdentifier": .init(column: "a.place_id", kind: .integer, nullable: true, summary: "the place's GeoNames id"),
+            "country": .init(column: "a.place_country", kind: .text, nullable: true, summary: "ISO 3166 country code of the place"),
+            "countryName": .init(column: "a.place_country_name", kind: .text, nullable: true, summary: "country name of the place"),
+            "timeZone": .init(column: "a.time_zone", kind: .text, nullable: true, summary: "IANA zone inferred for a date without offset"),
         ]
         for (name, col, summary) in [
             ("latitude", "a.latitude", "degrees"), ("longitude", "a.longitude", "degrees"), ("altitude", "a.altitude", "metres"),

@@ -1,0 +1,141 @@
+import Foundation
+import GRDB
+import PhotoModel
+
+/// An asset's place and local time as the organize stage derived them (docs/places.md): stored so that
+/// queries can filter by place, and diffed so that a gazetteer update shows up as recorded changes.
+public struct AssetPlaceInfo: Sendable, Equatable, Codable {
+    /// GeoNames' identifier of the place.
+    public var placeID: Int?
+    public var placeName: String?
+    public var placeAdmin1: String?
+    /// ISO 3166 alpha-2.
+    public var placeCountry: String?
+    public var placeCountryName: String?
+    public var placeReason: String?
+    /// The capture time as local wall clock with its offset, when the date stated none (or stated UTC only).
+    public var localDate: AssetDate?
+    public var timeZone: String?
+    public var zoneReason: String?
+    /// `medium` (the zone at its own GPS position) or `low` (borrowed from a neighbour, or at sea).
+    public var zoneConfidence: String?
+
+    public init(
+        placeID: Int? = nil, placeName: String? = nil, placeAdmin1: String? = nil, placeCountry: String? = nil,
+        placeCountryName: String? = nil,
+        placeReason: String? = nil, localDate: AssetDate? = nil, timeZone: String? = nil, zoneReason: String? = nil,
+        zoneConfidence: String? = nil
+    ) {
+        self.placeID = placeID
+        self.placeName = placeName
+        self.placeAdmin1 = placeAdmin1
+        self.placeCountry = placeCountry
+        self.placeCountryName = placeCountryName
+        self.placeReason = placeReason
+        self.localDate = localDate
+        self.timeZone = timeZone
+        self.zoneReason = zoneReason
+        self.zoneConfidence = zoneConfidence
+    }
+
+    /// `Lisbon, Lisbon, Portugal`; nil without a place.
+    public var placeText: String? {
+        guard let placeName else { return nil }
+        return ([placeName] + [placeAdmin1, placeCountryName].compactMap { $0 }.filter { !$0.isEmpty }).joined(separator: ", ")
+    }
+
+    /// The change-history property names of what differs from `o`: `place`, `localDate`.
+    func changedProperties(from o: AssetPlaceInfo) -> [String] {
+        var props: [String] = []
+        if (placeID, placeName, placeAdmin1, placeCountry, placeCountryName) != (
+            o.placeID, o.placeName, o.placeAdmin1, o.placeCountry, o.placeCountryName
+        ) {
+            props.append("place")
+        }
+        if (localDate, timeZone, zoneReason, zoneConfidence) != (o.localDate, o.timeZone, o.zoneReason, o.zoneConfidence) {
+            props.append("localDate")
+        }
+        return props
+    }
+
+    static let columns =
+        "place_id, place_name, place_admin1, place_country, place_country_name, place_reason, local_date, local_offset, time_zone, zone_reason, zone_confidence"
+
+    init(row r: Row) {
+        self.init(
+            placeID: r["place_id"], placeName: r["place_name"], placeAdmin1: r["place_admin1"], placeCountry: r["place_country"],
+            placeCountryName: r["place_country_name"], placeReason: r["place_reason"],
+            localDate: (r["local_date"] as String?).map { AssetDate(local: $0, offsetSeconds: r["local_offset"]) },
+            timeZone: r["time_zone"],
+            zoneReason: r["zone_reason"], zoneConfidence: r["zone_confidence"])
+    }
+
+    var arguments: StatementArguments {
+        [
+            placeID, placeName, placeAdmin1, placeCountry, placeCountryName, placeReason, localDate?.local,
+            localDate?.offsetSeconds, timeZone,
+            zoneReason, zoneConfidence,
+        ]
+    }
+}
+
+extension Catalog {
+    /// The meta key holding the identity of the gazetteer the places were derived with.
+    public static let gazetteerMetaKey = "places_gazetteer"
+
+    /// Every asset's stored place information (assets without any are left out).
+    public func placeInfos() throws(CatalogError) -> [String: AssetPlaceInfo] {
+        try read { db in
+            var out: [String: AssetPlaceInfo] = [:]
+            for r in try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT local_identifier, \(AssetPlaceInfo.columns) FROM asset WHERE place_id IS NOT NULL OR local_date IS NOT NULL"
+            ) {
+                out[r["local_identifier"]] = AssetPlaceInfo(row: r)
+            }
+            return out
+        }
+    }
+
+    /// One asset's place information; nil for an unknown identifier.
+    public func placeInfo(_ localIdentifier: String) throws(CatalogError) -> AssetPlaceInfo? {
+        try read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(AssetPlaceInfo.columns) FROM asset WHERE local_identifier = ?", arguments: [localIdentifier]
+            )
+            .map(AssetPlaceInfo.init(row:))
+        }
+    }
+
+    /// Stores every untrashed asset's place information (an asset missing from `infos` has none) and
+    /// records an `updated` change (`place`, `localDate`) for each asset whose information changed. An
+    /// asset the places step meets for the first time (`places_derived` = 0: new, or from before the places
+    /// migration) is written without a change record: its `inserted` change covers it, as for every other
+    /// property, and an interrupted ingest resumed later writes the same history as one that was not.
+    @discardableResult
+    public func applyPlaces(_ infos: [String: AssetPlaceInfo], runID: Int64?) throws(CatalogError) -> [ChangeRecord] {
+        try write { db in
+            var records: [ChangeRecord] = []
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT local_identifier, places_derived, \(AssetPlaceInfo.columns) FROM asset WHERE trashed_at IS NULL")
+            let setAll =
+                "UPDATE asset SET "
+                + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
+                .joined(separator: ", ") + " WHERE local_identifier = ?"
+            for r in rows {
+                let lid: String = r["local_identifier"]
+                let old = AssetPlaceInfo(row: r)
+                let new = infos[lid] ?? AssetPlaceInfo()
+                let props = new.changedProperties(from: old)
+                guard !props.isEmpty else { continue }
+                var args = new.arguments
+                args += [lid]
+                try db.cachedStatement(sql: setAll).execute(arguments: args)
+                if r["places_derived"] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
+            }
+            try db.execute(sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL")
+            return records
+        }
+    }
+}

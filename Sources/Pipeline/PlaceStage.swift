@@ -1,0 +1,81 @@
+import Catalog
+import Foundation
+import Organize
+import PhotoModel
+import Places
+
+/// The places step of the organize stage: each asset's place from its GPS position, the local time of
+/// dates that state no offset, stored with reasons (docs/places.md). Derived from catalog values and the
+/// gazetteer only, so `shoebox rederive` recomputes it and a gazetteer update shows up as changes.
+public enum PlaceStage {
+    /// The gazetteer this process uses, looked up once (`Gazetteer.candidatePaths`).
+    public static let gazetteer: Result<Gazetteer, GazetteerError> = Gazetteer.locate()
+
+    /// The one-line note printed when there is no gazetteer.
+    public static var missingNote: String? {
+        if case .failure(let e) = gazetteer { return e.description }
+        return nil
+    }
+
+    /// The identity recorded for the places in the catalog (`none` without a gazetteer).
+    static var identity: String {
+        switch gazetteer {
+        case .success(let g): return g.identity
+        case .failure: return "none"
+        }
+    }
+
+    /// Whether the catalog's places were derived with another gazetteer (or none), so organize must run.
+    public static func gazetteerChanged(_ catalog: Catalog) throws -> Bool {
+        try catalog.metaValue(Catalog.gazetteerMetaKey) != identity
+    }
+
+    public struct Output: Sendable {
+        public var infos: [String: AssetPlaceInfo] = [:]
+        public var records = 0
+    }
+
+    /// Derives and stores every asset's place and local time; assets without a gazetteer get none.
+    public static func run(_ catalog: Catalog, rows: [OrganizeRow], runID: Int64?) throws -> Output {
+        var out = Output()
+        if case .success(let g) = gazetteer { out.infos = derive(rows, gazetteer: g) }
+        out.records = try catalog.applyPlaces(out.infos, runID: runID).count
+        try catalog.setMetaValue(Catalog.gazetteerMetaKey, identity)
+        return out
+    }
+
+    /// Whether a creation date is a UTC instant rather than a wall clock: Takeout's `photoTakenTime (UTC)`
+    /// and the QuickTime `mvhd creation time (UTC)` (both end so; a local date whose offset was inferred from
+    /// the GPS UTC stamp does not).
+    static func isUTCInstant(_ source: String?) -> Bool { source?.hasSuffix(" (UTC)") == true }
+
+    /// The place information of each row that has some (pure apart from the gazetteer and tzdata).
+    public static func derive(_ rows: [OrganizeRow], gazetteer: Gazetteer) -> [String: AssetPlaceInfo] {
+        let subjects = rows.map { r in
+            let folder = r.root + "/" + r.primaryPath.split(separator: "/").dropLast().joined(separator: "/")
+            let camera = CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 } ?? "folder:" + folder
+            return PlaceSubject(
+                id: r.localIdentifier, name: r.filename, date: r.creationDate,
+                dateIsUTC: isUTCInstant(r.creationDateSource), latitude: r.latitude,
+                longitude: r.longitude,
+                camera: camera)
+        }
+        let result = PlaceInference.run(subjects, gazetteer: gazetteer)
+        var infos: [String: AssetPlaceInfo] = [:]
+        for (id, p) in result.places {
+            infos[id, default: AssetPlaceInfo()].placeID = p.place.geonameID
+            infos[id]!.placeName = p.place.name
+            infos[id]!.placeAdmin1 = p.place.admin1.isEmpty ? nil : p.place.admin1
+            infos[id]!.placeCountry = p.place.countryCode
+            infos[id]!.placeCountryName = p.place.countryName
+            infos[id]!.placeReason = p.reason
+        }
+        for (id, z) in result.zones {
+            infos[id, default: AssetPlaceInfo()].localDate = z.localDate
+            infos[id]!.timeZone = z.zone
+            infos[id]!.zoneReason = z.reason
+            infos[id]!.zoneConfidence = z.confidence.rawValue
+        }
+        return infos
+    }
+}
