@@ -111,3 +111,22 @@ public struct CatalogSnapshot: Equatable, Sendable {
         return Array(out.prefix(limit))
     }
 }
+
+extension SQLiteFiles {
+    /// Runs SQL on a database file through a connection of its own (a test standing in for another
+    /// branch's migration).
+    public static func execute(_ path: String, _ sql: String) throws {
+        let q = try DatabaseQueue(path: path)
+        try q.write { try $0.execute(sql: sql) }
+        try q.close()
+    }
+
+    /// The first column of every row of a query, as text.
+    public static func strings(_ path: String, _ sql: String) throws -> [String] {
+        var config = Configuration()
+        config.readonly = true
+        let q = try DatabaseQueue(path: path, configuration: config)
+        defer { try? q.close() }
+        return try q.read { db in try String?.fetchAll(db, sql: sql).map { $0 ?? "NULL" } }
+    }
+}
