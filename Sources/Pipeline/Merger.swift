@@ -69,8 +69,16 @@ public struct Merger: Sendable {
         self.shards = shards
     }
 
-    /// One folder that differs between a shard and the merged catalog.
-    struct Plan {
+    /// A folder that differs between a shard and the merged catalog.
+    struct Change {
+        var shard: Int
+        var dir: String
+        /// Some of its files are gone: it is committed before the others (see `run`).
+        var vanishing: Bool
+    }
+
+    /// One folder that differs, with its rows.
+    struct Plan: Sendable {
         var shard: Int
         var dir: String
         var root: String
@@ -91,7 +99,10 @@ public struct Merger: Sendable {
         let mergedFolders = try catalog.folders()
         let mergedErrors = try catalog.currentErrors()
         var claimed: [String: Int] = [:]  // folder → the shard that holds it
-        var plans: [Plan] = []
+        var changes: [Change] = []  // folders that differ: only their names are kept (10M files do not fit)
+        var extras: [[String]] = []
+        var shardErrors: [[String: [ErrorInput]]] = []
+        var errorCount = 0
         var allRoots = Set<String>()
         for (k, shard) in shards.enumerated() {
             let s = shard.catalog
@@ -104,6 +115,8 @@ public struct Merger: Sendable {
             var report = ShardSummary(path: shard.path, assignment: text ?? "whole library")
             let extra = Catalog.extraFileColumns(ownColumns, try s.fileColumnNames())
             let errors = try s.currentErrors()
+            extras.append(extra)
+            shardErrors.append(errors)
             // The folders this shard speaks for: those it holds, and those of the merged catalog its
             // assignment gives it (gone from the shard: gone from the library).
             var dirs = Set(try s.folders().map(\.dir)).union(errors.keys)
@@ -139,7 +152,8 @@ public struct Merger: Sendable {
                         files: new[dir] ?? [],
                         old: old[dir] ?? [], errors: errors[dir] ?? [], oldErrors: mergedErrors[dir] ?? [])
                     if p.files == p.old && p.errors == p.oldErrors { continue }
-                    plans.append(p)
+                    changes.append(Change(shard: k, dir: dir, vanishing: !p.vanished.isEmpty))
+                    errorCount += p.errors.count
                     report.foldersChanged += 1
                     report.filesWritten += p.files.filter { f in !p.old.contains(f) }.count
                     report.filesRemoved += p.vanished.count
@@ -153,18 +167,39 @@ public struct Merger: Sendable {
         // another shard is matched to its asset by content (it keeps its identifier) as in one ingest.
         // Then in the order one ingest walks (depth first, names in byte order), so that assets are numbered as
         // one ingest numbers them and ties (equal dates) fall the same way in moments and albums.
-        let walkOrder = plans.sorted { Self.walkOrder($0.dir, $1.dir) }
-        let ordered = walkOrder.filter { !$0.vanished.isEmpty } + walkOrder.filter { $0.vanished.isEmpty }
+        let walkOrder = changes.sorted { Self.walkOrder($0.dir, $1.dir) }
+        let ordered = walkOrder.filter(\.vanishing) + walkOrder.filter { !$0.vanishing }
         var records: [ChangeRecord] = []
-        for p in ordered {
-            let commit = try derive(p, runID: summary.runID)
-            records += try catalog.commitMergedFolder(
-                commit, files: p.files, errors: p.errors, replacing: Set(p.oldErrors.map(\.path)))
-            summary.foldersChanged += 1
+        var i = 0
+        while i < ordered.count {
+            // A window of folders: rows read again, derived in parallel (decode facts, classify, assemble: pure),
+            // committed in order, one transaction each.
+            let window = Array(ordered[i..<min(i + 256, ordered.count)])
+            i += window.count
+            var new: [String: [MergeFile]] = [:]
+            var old: [String: [MergeFile]] = [:]
+            for (k, group) in Dictionary(grouping: window, by: \.shard) {
+                let dirs = group.map(\.dir)
+                new.merge(try shards[k].catalog.mergeFiles(inDirectories: dirs, extraColumns: extras[k])) { a, _ in a }
+                old.merge(try catalog.mergeFiles(inDirectories: dirs, extraColumns: extras[k])) { a, _ in a }
+            }
+            let plans = window.map { c in
+                Plan(
+                    shard: c.shard, dir: c.dir, root: new[c.dir]?.first?.row.root ?? old[c.dir]?.first?.row.root ?? c.dir,
+                    files: new[c.dir] ?? [], old: old[c.dir] ?? [], errors: shardErrors[c.shard][c.dir] ?? [],
+                    oldErrors: mergedErrors[c.dir] ?? [])
+            }
+            let results = ResultBox<FolderCommit>(count: plans.count)
+            let runID = summary.runID
+            DispatchQueue.concurrentPerform(iterations: plans.count) { k in results[k] = Result { try derive(plans[k], runID: runID) } }
+            for (p, result) in zip(plans, results.values) {
+                records += try catalog.commitMergedFolder(
+                    try result.get(), files: p.files, errors: p.errors, replacing: Set(p.oldErrors.map(\.path)))
+                summary.foldersChanged += 1
+            }
         }
         try catalog.setMetaValue("rules_version", String(rules.version))
         let files = summary.shards.reduce(0) { $0 + $1.filesWritten }
-        let errorCount = plans.reduce(0) { $0 + $1.errors.count }
         records += try catalog.finishRun(
             summary.runID, filesSeen: files, filesProbed: 0, errors: errorCount, elapsed: Date().timeIntervalSince(start),
             prune: false,

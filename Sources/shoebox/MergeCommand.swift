@@ -52,7 +52,7 @@ struct MergeCommand: ParsableCommand {
 
             Examples:
               shoebox merge shard-0.sqlite shard-1.sqlite --catalog all.sqlite
-              shoebox merge shard-0.sqlite shard-1.sqlite --catalog all.sqlite --summary json
+              shoebox merge shard-*.sqlite --catalog all.sqlite --summary json
             """)
 
     @Argument(help: "Shard catalogs (made by 'shoebox ingest --shard I/N --catalog …').")
