@@ -110,6 +110,13 @@ public struct Merger: Sendable {
             guard let assignment = text.map({ ShardAssignment($0) }) ?? ShardAssignment(index: 0, count: 1) else {
                 throw MergeError(description: "\(shard.path): unreadable shard assignment '\(text ?? "")' (meta shard)")
             }
+            if let run = try s.incompleteRun() {
+                // Folders it did not reach yet would look deleted.
+                throw MergeError(
+                    description:
+                        "\(shard.path): its ingest (run \(run.id), started \(run.startedAt)) is \(run.status), not finished: run that shard again to the end before merging"
+                )
+            }
             let roots = try s.latestRunRoots()
             allRoots.formUnion(roots)
             var report = ShardSummary(path: shard.path, assignment: text ?? "whole library")

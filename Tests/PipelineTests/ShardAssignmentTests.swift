@@ -107,5 +107,16 @@ import Testing
         try SQLiteFiles.execute(shardPath, "UPDATE file SET place_hint = 'Darkhan'")
         #expect(try merge().foldersChanged == 1)
         #expect(Set(try SQLiteFiles.strings(allPath, "SELECT place_hint FROM file")) == ["Darkhan"])
+
+        // A shard whose ingest has not finished (killed, interrupted, still running) is refused: the
+        // folders it did not reach would look deleted.
+        let token = try Catalog(path: allPath, mode: .readOnly).currentToken()
+        _ = try Catalog(path: shardPath, mode: .readWrite(create: false)).beginRun(roots: [library])
+        #expect {
+            try merge()
+        } throws: { error in
+            "\(error)".contains("not finished")
+        }
+        #expect(try Catalog(path: allPath, mode: .readOnly).changes(since: token).isEmpty)
     }
 }
