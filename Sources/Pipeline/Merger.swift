@@ -162,7 +162,8 @@ public struct Merger: Sendable {
                     changes.append(Change(shard: k, dir: dir, vanishing: !p.vanished.isEmpty))
                     errorCount += p.errors.count
                     report.foldersChanged += 1
-                    report.filesWritten += p.files.filter { f in !p.old.contains(f) }.count
+                    let before = Dictionary(p.old.map { ($0.row.path, $0) }, uniquingKeysWith: { a, _ in a })
+                    report.filesWritten += p.files.filter { before[$0.row.path] != $0 }.count
                     report.filesRemoved += p.vanished.count
                 }
             }
