@@ -199,7 +199,9 @@ public struct Merger: Sendable {
             }
             let results = ResultBox<FolderCommit>(count: plans.count)
             let runID = summary.runID
-            DispatchQueue.concurrentPerform(iterations: plans.count) { k in results[k] = Result { try derive(plans[k], runID: runID) } }
+            DispatchQueue.concurrentPerform(iterations: plans.count) { k in
+                results[k] = Result { try derive(plans[k], runID: runID) }
+            }
             for (p, result) in zip(plans, results.values) {
                 records += try catalog.commitMergedFolder(
                     try result.get(), files: p.files, errors: p.errors, replacing: Set(p.oldErrors.map(\.path)))
