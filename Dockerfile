@@ -14,12 +14,12 @@ COPY Tools ./Tools
 RUN make install PREFIX=/out MANPAGES=0
 
 # The media libraries are loaded by soname when first used, not linked (docs/architecture.md): ldd does not
-# list them, so each runtime package is named here (the Makefile's RUNTIME_PACKAGES).
+# list them, so each runtime package is named in deploy/runtime-packages.txt (one list: the rootfs test that
+# proves this stage without a Docker engine reads the same file; README "Docker").
 FROM debian:bookworm-slim
-RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        libexif12 libheif1 libavformat59 libavcodec59 libavutil57 libswscale6 libvips42 libglib2.0-0 libsqlite3-0 libxxhash0 \
-        ca-certificates tzdata \
-    && rm -rf /var/lib/apt/lists/* \
+COPY deploy/runtime-packages.txt /tmp/runtime-packages.txt
+RUN apt-get update -q && grep -v '^#' /tmp/runtime-packages.txt | xargs env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages.txt \
     && useradd --system --uid 10001 --home-dir /work --create-home shoebox
 COPY --from=build /out/bin/shoebox /usr/local/bin/shoebox
 # The offline gazetteer (GeoNames, CC BY 4.0): found as <prefix>/share/shoebox/gazetteer.bin.

@@ -126,7 +126,10 @@ let package = Package(
             swiftSettings: vipsHeaders),
         .testTarget(
             name: "ShoeboxCLITests",
-            dependencies: ["shoebox", "Assemble", "Catalog", "MediaProbe", "PhotoModel", "Pipeline", "TestSupport"],
+            dependencies: [
+                "shoebox", "Assemble", "Catalog", "MediaProbe", "PhotoModel", "Pipeline", "TestSupport",
+                .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: vipsHeaders),
     ],
     swiftLanguageModes: [.v6]

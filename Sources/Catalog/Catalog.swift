@@ -338,7 +338,12 @@ public final class Catalog: Sendable {
     /// Applies one folder's files, assets and errors in a single transaction; returns the history records.
     @discardableResult
     public func commitFolder(_ c: FolderCommit) throws(CatalogError) -> [ChangeRecord] {
-        try write { db in
+        try write { db in try Self.commitFolder(db, c) }
+    }
+
+    /// `commitFolder(_:)` inside a transaction the caller holds (`shoebox merge` adds to it).
+    static func commitFolder(_ db: Database, _ c: FolderCommit) throws -> [ChangeRecord] {
+        do {
             var records: [ChangeRecord] = []
             // Statements are prepared once per connection (GRDB's statement cache), not per row.
             let upsertFile = try db.cachedStatement(

@@ -34,6 +34,8 @@ public struct FolderWalker {
     let own: OwnFiles
     /// What was left out as ours: path and why (catalog, thumbnail folder, temporary file).
     public private(set) var ownExcluded: [(path: String, why: String)] = []
+    /// A sharded ingest: only the folders of this shard's units are walked (see `ShardAssignment`).
+    public var shard: ShardAssignment?
 
     public init(roots: [String], crawler: Crawler = Crawler(), own: OwnFiles = OwnFiles()) {
         self.crawler = crawler
@@ -52,6 +54,7 @@ public struct FolderWalker {
 
     /// The next folder, or nil when the walk is done.
     public mutating func next() -> FolderBatch? {
+        if let shard, !shard.ownsFiles(inRelativeFolder: "") { loose = [] }  // file roots form the unit ""
         if !loose.isEmpty {
             let files = loose.map { Self.file($0) }
             let dir = loose.first.map { p in p.lastIndex(of: "/").map { String(p[..<$0]) } ?? "." } ?? "."
@@ -86,7 +89,7 @@ public struct FolderWalker {
                     guard crawler.accepts(rel, isDirectory: false, companionKeys: companions) else { continue }
                     files.append(FolderBatch.File(path: path, fingerprint: nil, error: e == ELOOP ? "symbolic link loop" : "cannot stat: \(String(cString: strerror(e)))"))
                 } else if (s.st_mode & S_IFMT) == S_IFDIR {
-                    guard crawler.accepts(rel, isDirectory: true) else { continue }
+                    guard crawler.accepts(rel, isDirectory: true), shard?.enters(relativeFolder: rel) ?? true else { continue }
                     if let why = own.reason(dir: dir, name: name, siblings: siblings, isDirectory: true) {
                         ownExcluded.append((path, why))
                         continue
@@ -102,6 +105,7 @@ public struct FolderWalker {
             }
             // Depth-first, in name order.
             stack.append(contentsOf: subdirs.reversed())
+            if let shard, !shard.ownsFiles(inRelativeFolder: relDir) { continue }
             if files.isEmpty { continue }
             return FolderBatch(dir: dir, files: files)
         }

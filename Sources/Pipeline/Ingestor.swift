@@ -47,6 +47,9 @@ public struct IngestOptions: Sendable {
     public typealias HashMode = MediaProbe.HashMode
     /// How much of each file is hashed (`--hash`; see `HashMode` and docs/catalog.md).
     public var hashMode: HashMode = .full
+    /// A sharded ingest (`--shard I/N`): only this shard's top-level folders are walked (`ShardAssignment`);
+    /// the catalog records the assignment (meta `shard`) for `shoebox merge`.
+    public var shard: ShardAssignment?
 
     public init(roots: [String], concurrency: Int) {
         self.roots = roots
@@ -155,6 +158,7 @@ public final class Ingestor: Sendable {
         }
         let runID = try catalog.beginRun(roots: roots)
         summary.runID = runID
+        try catalog.setMetaValue(ShardAssignment.metaKey, options.shard?.description)
         if let note = try catalog.metaValue("upgrade_note") {
             summary.notes.append(note)
             try catalog.setMetaValue("upgrade_note", nil)
@@ -183,6 +187,7 @@ public final class Ingestor: Sendable {
             // inside this one keeps its own.
             let rootDir = Self.enclosingRoot(of: walkedDir, known: knownRoots) ?? walkedDir
             var walker = FolderWalker(roots: [root], crawler: options.crawler, own: own)
+            walker.shard = options.shard
             var visited = Set<String>()
             defer { visitedAll.formUnion(visited) }
             var unreadable: [String] = []  // folders that could not be listed: what is below them is kept

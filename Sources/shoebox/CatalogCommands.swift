@@ -106,6 +106,8 @@ struct IngestCommand: AsyncParsableCommand {
               shoebox ingest Photos --include '*.heic' --exclude '**/Trash/**'
               shoebox ingest Photos --thumbnails thumbs --progress json
               shoebox ingest Photos --summary json
+              shoebox ingest Photos --shard 0/2 --catalog shard-0.sqlite
+              shoebox ingest Photos --shard 1/2 --catalog shard-1.sqlite
             """)
 
     @Argument(help: "Folders (or files) to ingest. None: the roots (and include/exclude, --hidden) of this catalog's previous runs ('shoebox roots').")
@@ -172,6 +174,12 @@ struct IngestCommand: AsyncParsableCommand {
 
     @Flag(help: "Show what would be probed, inserted, updated and trashed, and write nothing (the ingest runs on a temporary copy of the catalog).")
     var dryRun = false
+
+    @Option(help: "Ingest only shard I of N (0 ≤ I < N): the top-level folders whose path relative to the root hashes to I (FNV-1a 64; see docs/scale.md). Organize is left to 'shoebox merge'.")
+    var shard: String?
+
+    @Option(help: "With N shards, the index comes from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); default: $SHOEBOX_SHARDS.")
+    var shards: Int?
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
@@ -272,6 +280,11 @@ struct IngestCommand: AsyncParsableCommand {
         options.countFirst = reporter.wantsTotal
         options.ownPaths = Set([catalogPath].map(Ingestor.absolutePath) + [options.thumbnails?.outputDirectory.path].compactMap { $0 })
         options.rederive = rederive
+        options.shard = try ShardChoice.resolve(shard: shard, shards: shards, environment: ProcessInfo.processInfo.environment)
+        if options.shard != nil {
+            options.organize = false  // bursts, moments and smart albums need the whole library: 'shoebox merge'
+            options.countFirst = false  // the total would count other shards' files
+        }
         // The hash mode of the stored scope when none is given: one catalog, one kind of identity.
         options.hashMode = hash ?? (scope.hash ?? stored?.hash).flatMap(IngestOptions.HashMode.init(rawValue:)) ?? .full
         scope.hash = options.hashMode.rawValue

@@ -8,7 +8,7 @@ struct Shoebox: AsyncParsableCommand {
         abstract: "Catalogue folders of photos and videos the way Apple's PhotoKit sees them.",
         version: "0.1.0\nPlace names and time zones: GeoNames (https://www.geonames.org), CC BY 4.0 (docs/places.md)",
         subcommands: [
-            ProbeCommand.self, InspectCommand.self, IngestCommand.self, QueryCommand.self, ShowCommand.self, StatsCommand.self,
+            ProbeCommand.self, InspectCommand.self, IngestCommand.self, MergeCommand.self, QueryCommand.self, ShowCommand.self, StatsCommand.self,
             ChangesCommand.self, ErrorsCommand.self, SkippedCommand.self, RederiveCommand.self, IdCommand.self, CollectionsCommand.self, MomentsCommand.self, BurstsCommand.self,
             RequestsCommand.self, ChangeCommand.self, ThumbnailsCommand.self, RootsCommand.self,
         ])
