@@ -134,6 +134,15 @@ enum RuntimeRootfs {
         let target = root + "/usr/local/bin/shoebox"
         try? FileManager.default.removeItem(atPath: target)
         try FileManager.default.copyItem(atPath: binary, toPath: target)
+        // The gazetteer where the Dockerfile puts it (`make install` under /usr/local).
+        let gazetteer = root + "/usr/local/share/shoebox/gazetteer.bin"
+        try? FileManager.default.removeItem(atPath: gazetteer)
+        if GazetteerFile.isAvailable {
+            try FileManager.default.createDirectory(atPath: root + "/usr/local/share/shoebox", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: GazetteerFile.path, toPath: gazetteer)
+        } else {
+            print("rootfs: \(GazetteerFile.skipMessage); place names are not compared")
+        }
         let work = root + "/work"
         for name in [
             "c.sqlite", "c.sqlite-wal", "c.sqlite-shm", "thumbs", "hidden.sqlite", "hidden.sqlite-wal", "hidden.sqlite-shm",
@@ -173,6 +182,19 @@ enum RuntimeRootfs {
             try Catalog(path: s.path("c.sqlite"), mode: .readOnly).summaryCounts(), uniquingKeysWith: { a, _ in a })
         #expect(counts == hostCounts)
         #expect(thumbs.count == ((try? FileManager.default.contentsOfDirectory(atPath: s.path("thumbs")).count) ?? -1))
+
+        // Place names and inferred zones (the gazetteer at /usr/local/share/shoebox, tzdata from the list): as
+        // many inside as on the host.
+        if GazetteerFile.isAvailable {
+            #expect(!r.stderr.contains("gazetteer"), "\(r.stderr.suffix(1000))")
+            for predicate in ["placeName != nil", "timeZone != nil"] {
+                let inside = try RuntimeRootfs.run(
+                    ["/usr/local/bin/shoebox", "query", "--catalog", "/work/c.sqlite", "--count", predicate], photos: corpus)
+                let onHost = try Subprocess.run(binary, ["query", "--catalog", s.path("c.sqlite"), "--count", predicate])
+                let n = Int(inside.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+                #expect(n > 0 && inside.stdout == onHost.stdout, "\(predicate): \(inside.stdout) \(inside.stderr) vs \(onHost.stdout)")
+            }
+        }
 
         // A library the list would not provide fails the run, with the package to install.
         let fresh = [
