@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 APT_PACKAGES := libexif-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libsqlite3-dev \
                 libvips-dev libxxhash-dev pkg-config ffmpeg libimage-exiftool-perl libheif-examples \
-                strace python3
+                strace python3 chromium
 SWIFT ?= swift
 
 .PHONY: deps build release install demo test bench clean
