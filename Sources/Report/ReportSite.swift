@@ -388,6 +388,7 @@ public struct ReportSite {
                 memberships[item.localIdentifier, default: []].append(("\(kind): \(title)", "albums/\(base).html"))
             }
             let list = inReport.filter { visible.contains($0.localIdentifier) }
+            guard !list.isEmpty else { continue }
             var intro = "<p>\(kind)"
             if let p = c.predicate {
                 intro +=
@@ -398,7 +399,9 @@ public struct ReportSite {
             rows.append(["<a href=\"\(base).html\">\(HTML.escape(title))</a>", kind, "\(list.count)"])
         }
         try table(
-            title: "Albums", intro: "<p>\(ReportPages.plural(rows.count, "album")): smart albums first, then albums.</p>",
+            title: "Albums",
+            intro:
+                "<p>\(ReportPages.plural(rows.count, "album")) with assets in this report: smart albums first, then albums.</p>",
             caption: "Albums",
             header: ["Album", "Kind", "Assets"], rows: rows, folder: "albums", base: "index", section: .albums, &w)
         return rows.count

@@ -23,10 +23,12 @@ enum ReportStyle {
         .sheet { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 14px; }
         .tile { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 6px; display: flex; flex-direction: column; gap: 4px; }
         .tile.stack { box-shadow: 4px 4px 0 -1px #fff, 4px 4px 0 0 var(--line), 8px 8px 0 -1px #fff, 8px 8px 0 0 var(--line); }
-        .pic { display: block; }
+        .pic { display: block; text-decoration: none; color: inherit; }
         .pic img, .placeholder { display: flex; width: 100%; height: 160px; object-fit: contain; background: #f0f0f3; border-radius: 4px; }
         .placeholder { flex-direction: column; justify-content: center; align-items: center; text-align: center; color: var(--muted); padding: 6px; overflow: hidden; font-size: .8em; border: 1px dashed var(--line); }
         .placeholder span { font-weight: 700; font-size: 1.1em; color: var(--ink); }
+        .placeholder small { display: -webkit-box; -webkit-line-clamp: 5; -webkit-box-orient: vertical; overflow: hidden; }
+        .asset .placeholder small { display: block; }
         .name { font-size: .85em; overflow-wrap: anywhere; }
         .more { font-size: .8em; }
         .badges { display: flex; flex-wrap: wrap; gap: 4px; }
