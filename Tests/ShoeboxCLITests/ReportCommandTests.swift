@@ -50,6 +50,33 @@ import Testing
         #expect(try ProbeCommandTests.shoebox(["report", "mediaType ==", "--catalog", catalog, "--out", site]).status == 2)
     }
 
+    /// A file name is user data: it reaches every page escaped, and links still resolve.
+    @Test(.enabled(if: ProbeCommandTests.goodFile != nil, "no fixture or corpus file"))
+    func fileNamesAreEscaped() throws {
+        let scratch = try TestScratch("report-names")
+        let tree = scratch.path("photos")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        let name = #"<b>Tom & "Jerry"'s<i> #1?.jpg"#
+        try FileManager.default.copyItem(atPath: try #require(ProbeCommandTests.goodFile), toPath: tree + "/" + name)
+        let catalog = scratch.path("c.sqlite")
+        #expect(try ProbeCommandTests.shoebox(["ingest", tree, "--catalog", catalog, "--progress", "none"]).status == 0)
+        let site = scratch.path("site")
+        let r = try ProbeCommandTests.shoebox(["report", "--catalog", catalog, "--out", site, "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let escaped = "&lt;b&gt;Tom &amp; &quot;Jerry&quot;&#39;s&lt;i&gt; #1?.jpg"
+        var pages = 0
+        let en = FileManager.default.enumerator(atPath: site)
+        while let rel = en?.nextObject() as? String {
+            guard rel.hasSuffix(".html"), let text = try? String(contentsOfFile: site + "/" + rel, encoding: .utf8) else {
+                continue
+            }
+            #expect(!text.contains("<b>Tom"), "\(rel) has the raw file name")
+            if text.contains(escaped) { pages += 1 }
+        }
+        #expect(pages >= 3, "the escaped name is on \(pages) pages")  // month, moment, asset page at least
+        #expect(Self.unresolvedLinks(in: site).isEmpty)
+    }
+
     /// Relative `href`/`src` targets of every page of a site that are not files.
     static func unresolvedLinks(in site: String) -> [String] {
         var bad: [String] = []
