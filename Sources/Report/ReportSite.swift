@@ -107,7 +107,10 @@ public struct ReportSite {
 
     /// Renders missing thumbnails (with `thumbnailer`, whose request must be `options.thumbnailRequest`),
     /// then writes every page. `progress` gets the thumbnails stage's progress.
-    public func build(thumbnailer: Thumbnailer, progress: ((Thumbnailer.Progress) -> Void)? = nil) async throws -> ReportSummary {
+    /// `pages` gets the asset pages written so far, their total and the seconds since pages began.
+    public func build(
+        thumbnailer: Thumbnailer, progress: ((Thumbnailer.Progress) -> Void)? = nil, pages: ((Int, Int, Double) -> Void)? = nil
+    ) async throws -> ReportSummary {
         var summary = ReportSummary()
         var fetch = options.fetch
         fetch.includeAllBurstAssets = true
@@ -178,6 +181,7 @@ public struct ReportSite {
                     burst: s.asset.burstIdentifier.flatMap { bursts[$0] }, collections: memberships[s.localIdentifier] ?? [],
                     facts: facts)
                 try writer.write(items[i].page, ReportPages.assetPage(detail, thumbs: "../../" + thumbsFromRoot))
+                pages?(i + 1, items.count, Date().timeIntervalSince(t1))
             }
         }
         summary.pages = writer.pages

@@ -84,7 +84,9 @@ struct ReportCommand: AsyncParsableCommand {
         thumbnailer.executor = pool.renderExecutor
         let summary: ReportSummary
         do {
-            summary = try await site.build(thumbnailer: thumbnailer) { reporter.update($0) }
+            summary = try await site.build(
+                thumbnailer: thumbnailer, progress: { reporter.update($0) },
+                pages: { reporter.update(pagesDone: $0, pagesTotal: $1, elapsed: $2) })
         } catch let e as ReportError {
             reporter.finish()
             FileHandle.standardError.write(Data("error: \(e.message)\n".utf8))
@@ -110,7 +112,8 @@ enum RenderLimits {
     static func sizes(_ text: String, in range: ClosedRange<Int>) throws -> [Int] {
         let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !parts.isEmpty, parts.allSatisfy({ range.contains($0 ?? 0) }) else {
-            throw ValidationError("--sizes takes whole numbers \(range.lowerBound)…\(range.upperBound), comma-separated; got '\(text)'.")
+            throw ValidationError(
+                "--sizes takes whole numbers \(range.lowerBound)…\(range.upperBound), comma-separated; got '\(text)'.")
         }
         return Array(Set(parts.map { $0! })).sorted()
     }
