@@ -131,6 +131,10 @@ import Testing
             if s.asset.isUndated { undated += 1 } else { years[String(s.asset.creationDate!.local.prefix(4)), default: 0] += 1 }
             if s.asset.mediaSubtypes.contains(.photoLive) { live.append(s) }
         }
+        var everyFrame = FetchOptions()
+        everyFrame.includeAllBurstAssets = true
+        var burstIDs = Set<String>()
+        try catalog.fetchAssets(everyFrame).enumerate { _, s in if let b = s.asset.burstIdentifier { burstIDs.insert(b) } }
         let momentCount = try catalog.collectionCount(type: .moment)
         let errorRows = try catalog.errors().count
         let browser = Browser(chromium: try #require(Self.chromium), scratch: scratch)
@@ -141,6 +145,7 @@ import Testing
         if undated > 0 { #expect(index.contains("Undated \(undated) asset"), "\(index)") }
         #expect(index.contains("\(momentCount) moments"), "\(index)")
         #expect(index.contains("\(live.count) Live Photos"), "\(index)")
+        #expect(index.contains("\(burstIDs.count) bursts"), "\(index)")
         #expect(index.contains("\(errorRows) errors"), "\(index)")
 
         let moments = try browser.text(of: site + "/moments/index.html")
@@ -217,6 +222,7 @@ import Testing
         func text(of page: String) throws -> String {
             let dom = try run(["--dump-dom", URL(fileURLWithPath: page).absoluteString])
             #expect(dom.contains("</html>"), "\(page): no DOM dumped")
+            Self.checkAccessibleMarkup(dom, page)
             var t = dom.replacingOccurrences(of: "<[^>]*>", with: " ", options: .regularExpression)
             for (e, c) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&"), ("&nbsp;", " ")] {
                 t = t.replacingOccurrences(of: e, with: c)
@@ -238,6 +244,7 @@ import Testing
                 to: copy, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: copy) }
             let dom = try run(["--dump-dom", copy.absoluteString])
+            Self.checkAccessibleMarkup(dom, page)
             // The script's own text contains the marker too: the result is the <pre> it added.
             guard let r = dom.range(of: #"id="imgcheck">IMGCHECK total=\d+ broken=\[[^<]*\]"#, options: .regularExpression) else {
                 Issue.record("\(page): the image check did not run")
@@ -249,6 +256,22 @@ import Testing
             let json = found.drop { $0 != "[" }.replacingOccurrences(of: "&quot;", with: "\"")
             let broken = (try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String]) ?? ["unparsed: \(json)"]
             return (total, broken)
+        }
+
+        /// Landmarks, one `h1`, a language, and a text alternative on every picture, in the parsed DOM.
+        static func checkAccessibleMarkup(_ dom: String, _ page: String) {
+            #expect(dom.contains("<html lang=\"en\">"), "\(page): no language")
+            #expect(dom.components(separatedBy: "<h1").count == 2, "\(page): not exactly one h1")
+            #expect(
+                dom.contains("<main id=\"main\"") && dom.contains("<nav aria-label=") && dom.contains("href=\"#main\""),
+                "\(page): landmarks")
+            let imgs = dom.components(separatedBy: "<img ").dropFirst().map { $0.prefix { $0 != ">" } }
+            let bare = imgs.filter { $0.range(of: #"alt="[^"]+""#, options: .regularExpression) == nil }
+            #expect(bare.isEmpty, "\(page): <img> without alt text: \(bare.prefix(3))")
+            let placeholders = dom.components(separatedBy: "class=\"placeholder\"").dropFirst().map { $0.prefix { $0 != ">" } }
+            #expect(
+                placeholders.allSatisfy { $0.contains("role=\"img\" aria-label=\"No thumbnail for ") },
+                "\(page): a placeholder without a label")
         }
 
         func screenshot(of page: String, name: String) throws -> String {
