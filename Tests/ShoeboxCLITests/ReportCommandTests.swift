@@ -109,12 +109,23 @@ import Testing
     static let chromium: String? = Subprocess.which("chromium") ?? Subprocess.which("chromium-browser")
     static let noBrowser = "chromium is absent (make deps installs it): the report is not checked in a browser"
 
+    /// The corpus's report, with screenshots of the index, one moment, one Live Photo and the errors page.
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"), .enabled(if: chromium != nil, "\(noBrowser)"))
     func corpusReportInChromiumMatchesTheCatalog() throws {
-        let corpus = try #require(Corpus.root)
+        try Self.checkInBrowser(root: try #require(Corpus.root).path, screenshots: true)
+    }
+
+    /// The bundled sample library's report (a clone without ../shared still checks a site in a browser).
+    @Test(.enabled(if: chromium != nil, "\(noBrowser)"))
+    func sampleLibraryReportInChromiumMatchesTheCatalog() throws {
+        try Self.checkInBrowser(root: Corpus.fixtures.appendingPathComponent("generated/library").path, screenshots: false)
+    }
+
+    /// Ingests `root`, reports it, and compares what Chromium shows with what the catalog says.
+    static func checkInBrowser(root: String, screenshots: Bool) throws {
         let scratch = try TestScratch("report-browser")
         let catalogPath = scratch.path("c.sqlite")
-        let ingest = try ProbeCommandTests.shoebox(["ingest", corpus.path, "--catalog", catalogPath, "--progress", "none"])
+        let ingest = try ProbeCommandTests.shoebox(["ingest", root, "--catalog", catalogPath, "--progress", "none"])
         #expect(ingest.status == 0 || ingest.status == 1, "\(ingest.stderr)")
         let site = scratch.path("site")
         let run = try ProbeCommandTests.shoebox(["report", "--catalog", catalogPath, "--out", site, "--progress", "none"])
@@ -137,7 +148,7 @@ import Testing
         try catalog.fetchAssets(everyFrame).enumerate { _, s in if let b = s.asset.burstIdentifier { burstIDs.insert(b) } }
         let momentCount = try catalog.collectionCount(type: .moment)
         let errorRows = try catalog.errors().count
-        let browser = Browser(chromium: try #require(Self.chromium), scratch: scratch)
+        let browser = Browser(chromium: try #require(chromium), scratch: scratch)
 
         let index = try browser.text(of: site + "/index.html")
         #expect(index.contains("\(shown.count) assets"), "\(index)")
@@ -174,6 +185,7 @@ import Testing
         #expect(liveText.contains("Live Photo pairing"), "\(liveText)")
         for r in liveAsset.asset.reasons where r.subject == "pairedVideo" { #expect(liveText.contains(r.evidence)) }
 
+        guard screenshots else { return }
         for (name, page) in [
             ("index", site + "/index.html"), ("moment", site + "/moments/" + moment), ("live", livePage),
             ("errors", site + "/errors/index.html"),
