@@ -54,6 +54,9 @@ public struct ThumbnailTotals: Sendable {
     public var unsupported = 0
     public var errors: [Thumbnailer.Failure] = []
 
+    /// Each failed source path with its reason.
+    var failures: [String: String] { Dictionary(errors.map { ($0.path, $0.reason) }, uniquingKeysWith: { a, _ in a }) }
+
     mutating func add(_ s: Thumbnailer.Summary) {
         written += s.created.count
         existing += s.existing
@@ -128,17 +131,27 @@ public struct ReportSite {
         var items: [ReportItem] = []
         items.reserveCapacity(all.count)
         var motions: [(Int, StoredAsset)] = []
+        var unreadable: [Int: String] = [:]
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-report-motion-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var failed = summary.thumbnails.failures
         try all.enumerate { i, s in
-            items.append(ReportItem(s, picture: picture(s, size: smallest, failures: summary.thumbnails), motion: nil))
-            if let m = Self.motionAsset(s) { motions.append((i, m)) }
+            items.append(ReportItem(s, picture: picture(s, size: smallest, failures: failed), motion: nil))
+            if let m = Self.motionAsset(s) {
+                motions.append((i, m))
+            } else if s.asset.mediaSubtypes.contains(.photoLive) {
+                switch embeddedMotionAsset(s, scratch: scratch) {
+                case .success(let m): motions.append((i, m))
+                case .failure(let e): unreadable[i] = e.message
+                }
+            }
         }
         if options.renderThumbnails, !motions.isEmpty {
             summary.thumbnails.add(await thumbnailer.run(assets: motions.map(\.1)))
+            failed = summary.thumbnails.failures
         }
-        for (i, m) in motions { items[i].motion = picture(m, size: smallest, failures: summary.thumbnails) }
-        for (i, s) in zip(items.indices, items) where s.isLive && items[i].motion == nil {
-            items[i].motion = .missing("the motion is embedded in the still; no poster frame is rendered for it")
-        }
+        for (i, m) in motions { items[i].motion = picture(m, size: smallest, failures: failed) }
+        for (i, reason) in unreadable { items[i].motion = .missing(reason) }
         summary.thumbnailSeconds = Date().timeIntervalSince(t0)
 
         let t1 = Date()
@@ -177,7 +190,7 @@ public struct ReportSite {
                     )
                 }
                 let detail = AssetDetail(
-                    stored: s, item: items[i], large: picture(s, size: largest, failures: summary.thumbnails),
+                    stored: s, item: items[i], large: picture(s, size: largest, failures: failed),
                     burst: s.asset.burstIdentifier.flatMap { bursts[$0] }, collections: memberships[s.localIdentifier] ?? [],
                     facts: facts)
                 try writer.write(items[i].page, ReportPages.assetPage(detail, thumbs: "../../" + thumbsFromRoot))
@@ -193,7 +206,7 @@ public struct ReportSite {
     var largest: Int { options.thumbnailRequest.sizes.max() ?? 256 }
 
     /// The thumbnail of `s` at `size` if its file is there, else why not.
-    func picture(_ s: StoredAsset, size: Int, failures: ThumbnailTotals) -> ReportItem.Picture {
+    func picture(_ s: StoredAsset, size: Int, failures: [String: String]) -> ReportItem.Picture {
         let request = options.thumbnailRequest
         guard let r = Thumbnailer.source(of: s.asset, version: request.version) else {
             return .missing("nothing to render: a \(s.asset.mediaType.name) asset without a photo or video file")
@@ -203,7 +216,7 @@ public struct ReportSite {
             return .file(url.deletingLastPathComponent().lastPathComponent + "/" + url.lastPathComponent)
         }
         let path = r.path.hasPrefix("/") || s.root.isEmpty ? r.path : (s.root.hasSuffix("/") ? s.root : s.root + "/") + r.path
-        if let f = failures.errors.first(where: { $0.path == path }) { return .missing("thumbnail failed: \(f.reason)") }
+        if let reason = failures[path] { return .missing("thumbnail failed: \(reason)") }
         return .missing(
             options.renderThumbnails
                 ? "no thumbnail was made" : "not in the thumbnail folder (thumbnails were not rendered for this report)")
@@ -225,6 +238,63 @@ public struct ReportSite {
         m.asset.pixelHeight = 0
         m.resourceHashes = [i < s.resourceHashes.count ? s.resourceHashes[i] : nil]
         return m
+    }
+
+    /// The largest embedded movie copied out for a poster frame.
+    static let embeddedMotionLimit: UInt64 = 256 << 20
+
+    /// A motion photo's movie, embedded in the still's file (its byte range is a stored fact), as a video asset
+    /// like `motionAsset`'s: the bytes are copied into `scratch` (never next to the source) when a poster is
+    /// still to be rendered.
+    func embeddedMotionAsset(_ s: StoredAsset, scratch: URL) -> Result<StoredAsset, ReportError> {
+        guard let photo = s.asset.resources.first(where: { $0.type == .photo && $0.byteRange == nil }) else {
+            return .failure(ReportError("no photo file holds the motion"))
+        }
+        let source = photo.path.hasPrefix("/") ? photo.path : (s.root.hasSuffix("/") ? s.root : s.root + "/") + photo.path
+        guard let facts = try? catalog.facts(ofAsset: s.localIdentifier).first(where: { $0.path == source })?.facts,
+            let obj = try? JSONSerialization.jsonObject(with: Data(facts)) as? [String: Any],
+            let range = (obj["embeddedVideo"] as? [String: Any])?["range"] as? [String: Any],
+            let offset = (range["offset"] as? NSNumber)?.uint64Value, let length = (range["length"] as? NSNumber)?.uint64Value,
+            length > 0
+        else {
+            return .failure(ReportError("the motion is embedded in the still, and its stored facts give no byte range for it"))
+        }
+        guard length <= Self.embeddedMotionLimit else {
+            return .failure(
+                ReportError(
+                    "the embedded motion is \(length) bytes, over the \(Self.embeddedMotionLimit >> 20) MiB copied for a poster frame"
+                ))
+        }
+        var m = s
+        m.cloudIdentifier += "-motion"
+        m.root = scratch.path
+        m.asset.mediaType = .video
+        m.asset.resources = [
+            AssetResource(type: .video, path: SitePath.safe(s.localIdentifier) + ".mp4", originalFilename: photo.originalFilename)
+        ]
+        m.asset.pixelWidth = 0
+        m.asset.pixelHeight = 0
+        m.resourceHashes = [s.resourceHashes.first ?? nil]
+        let request = options.thumbnailRequest
+        let cached = request.sizes.allSatisfy { size in
+            request.outputURL(for: m, size: size).map { FileManager.default.fileExists(atPath: $0.path) } ?? false
+        }
+        guard options.renderThumbnails, !cached else { return .success(m) }
+        do {
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: source))
+            defer { try? handle.close() }
+            try handle.seek(toOffset: offset)
+            let bytes = try handle.read(upToCount: Int(length)) ?? Data()
+            guard bytes.count == Int(length) else {
+                return .failure(ReportError("the embedded motion's \(length) bytes at \(offset) run past the end of \(source)"))
+            }
+            try bytes.write(to: scratch.appendingPathComponent(m.asset.resources[0].path))
+        } catch {
+            return .failure(
+                ReportError("the embedded motion could not be copied out of \(source): \(error.localizedDescription)"))
+        }
+        return .success(m)
     }
 
     // MARK: - Sections

@@ -181,6 +181,15 @@ import Testing
                 "\(page): \(check.total) <img> in the browser, \(Self.imgTags(page)) in the file")
             #expect(check.broken.isEmpty, "\(page): images that do not decode: \(check.broken)")
         }
+        // Every Live Photo shows a poster of its motion: a movie file beside it, or the movie embedded in the still
+        // (motion photos: the range from its stored facts).
+        for s in live {
+            let page = try #require(Self.assetPage(of: s, in: site), "no page for \(s.asset.id)")
+            let html = try String(contentsOfFile: site + "/" + page, encoding: .utf8)
+            #expect(
+                html.contains("<img src=\"../../thumbs/") && html.contains("alt=\"Poster frame of the motion of"),
+                "\(s.asset.id): no motion poster")
+        }
         let liveText = try browser.text(of: livePage)
         #expect(liveText.contains("Live Photo pairing"), "\(liveText)")
         for r in liveAsset.asset.reasons where r.subject == "pairedVideo" { #expect(liveText.contains(r.evidence)) }
