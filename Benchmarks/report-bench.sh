@@ -53,7 +53,8 @@ timed() {
     t0="$(date +%s.%N)"
     if [ -x /usr/bin/time ]; then
         /usr/bin/time -v -o "$work/time.txt" "$@" >"$work/out.txt" 2>"$work/err.txt" || status=$?
-        rss="$(awk -F': ' '/Maximum resident set size/ { printf ", peak RSS %d MiB", $2 / 1024 }' "$work/time.txt")"
+        rss="$(awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { c += $2 } /Maximum resident set size/ { m = $2 }
+            END { printf ", CPU %.1f s, peak RSS %d MiB", c, m / 1024 }' "$work/time.txt")"
     else
         "$@" >"$work/out.txt" 2>"$work/err.txt" || status=$?
     fi
