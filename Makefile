@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 APT_PACKAGES := libexif-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libsqlite3-dev \
                 libvips-dev libxxhash-dev pkg-config ffmpeg libimage-exiftool-perl libheif-examples \
-                strace python3 python3-pip python3-venv tzdata mmdebstrap
+                strace python3 python3-pip python3-venv tzdata mmdebstrap chromium
 # PyPI packages for tests, pinned, in a virtual environment under .build (Debian's python3 is externally
 # managed): kubernetes-validate checks deploy/kubernetes/*.yaml against the Kubernetes OpenAPI schemas offline.
 PIP_PACKAGES := kubernetes-validate==1.37.0

@@ -89,6 +89,12 @@ let package = Package(
             dependencies: ["CVips", "CHeif", "CFFmpeg", "CMediaLibs", "Catalog", "PhotoModel"],
             swiftSettings: vipsHeaders),
 
+        // Catalog values -> a static HTML site (pages are pure functions; pictures from the thumbnails stage).
+        .target(
+            name: "Report",
+            dependencies: ["Catalog", "Derivatives", "PhotoModel"],
+            swiftSettings: vipsHeaders),
+
         .executableTarget(
             name: "shoebox",
             dependencies: [
@@ -97,6 +103,7 @@ let package = Package(
                 "Catalog",
                 "Pipeline",
                 "Derivatives",
+                "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: vipsHeaders),
@@ -124,6 +131,7 @@ let package = Package(
             name: "DerivativesTests",
             dependencies: ["Derivatives", "CVips", "Catalog", "Pipeline", "PhotoModel", "TestSupport"],
             swiftSettings: vipsHeaders),
+        .testTarget(name: "ReportTests", dependencies: ["Report", "Catalog", "PhotoModel"], swiftSettings: vipsHeaders),
         .testTarget(
             name: "ShoeboxCLITests",
             dependencies: [

@@ -376,6 +376,13 @@ final class ProgressReporter: @unchecked Sendable {
     }
 
     /// One JSON event a second, or the bar ten times a second; `event` is built only when written.
+    /// `report`'s asset pages written of their total.
+    func update(pagesDone: Int, pagesTotal: Int, elapsed: Double) {
+        report(done: pagesDone, total: pagesTotal, errors: 0, elapsed: elapsed, unit: "pages") {
+            ["event": "progress", "stage": "pages", "pagesDone": pagesDone, "pagesTotal": pagesTotal, "elapsed": (elapsed * 10).rounded() / 10]
+        }
+    }
+
     private func report(done: Int, total: Int?, errors: Int, elapsed: Double, unit: String, event: () -> [String: Any]) {
         lock.lock()
         defer { lock.unlock() }

@@ -10,7 +10,7 @@ struct Shoebox: AsyncParsableCommand {
         subcommands: [
             ProbeCommand.self, InspectCommand.self, IngestCommand.self, MergeCommand.self, QueryCommand.self, ShowCommand.self, StatsCommand.self,
             ChangesCommand.self, ErrorsCommand.self, SkippedCommand.self, RederiveCommand.self, IdCommand.self, CollectionsCommand.self, MomentsCommand.self, BurstsCommand.self,
-            RequestsCommand.self, ChangeCommand.self, ThumbnailsCommand.self, RootsCommand.self,
+            RequestsCommand.self, ChangeCommand.self, ThumbnailsCommand.self, ReportCommand.self, RootsCommand.self,
         ])
 }
 

@@ -3,6 +3,7 @@ import Assemble
 import Catalog
 import Foundation
 import PhotoModel
+import Report
 
 /// `shoebox show ID`: one asset whole — identifiers, resources, subtypes and traits with their reasons.
 struct ShowCommand: ParsableCommand {
@@ -170,41 +171,11 @@ enum FactsText {
         }
         for f in files {
             Swift.print("\(f.path)   (facts of probe version \(f.probeVersion.map(String.init) ?? "?"))")
-            guard let obj = try? JSONSerialization.jsonObject(with: Data(f.facts)) else {
+            guard let lines = FactLines.lines(f.facts) else {
                 Swift.print("  (stored facts do not decode: the next ingest probes this file again)")
                 continue
             }
-            var lines: [String] = []
-            flatten(obj, "", into: &lines)
             for l in lines { Swift.print("  " + l) }
         }
-    }
-
-    /// One line per fact: `a.b.c = value   ← source` for `{value, source}` pairs, `a.b = value` otherwise.
-    static func flatten(_ v: Any, _ path: String, into lines: inout [String]) {
-        if let d = v as? [String: Any] {
-            if let source = d["source"] as? String, let value = d["value"], d.count == 2 {
-                lines.append("\(path) = \(scalar(value))   ← \(source)")
-                return
-            }
-            for k in d.keys.sorted() { flatten(d[k]!, path.isEmpty ? k : path + "." + k, into: &lines) }
-        } else if let a = v as? [Any] {
-            if a.isEmpty { return }
-            if a.allSatisfy({ !($0 is [String: Any]) && !($0 is [Any]) }) {
-                lines.append("\(path) = [\(a.map(scalar).joined(separator: ", "))]")
-                return
-            }
-            for (i, x) in a.enumerated() { flatten(x, "\(path)[\(i)]", into: &lines) }
-        } else {
-            lines.append("\(path) = \(scalar(v))")
-        }
-    }
-
-    static func scalar(_ v: Any) -> String {
-        if let s = v as? String { return s }
-        if let d = v as? [String: Any], let data = try? JSONSerialization.data(withJSONObject: d, options: [.sortedKeys]) {
-            return String(decoding: data, as: UTF8.self)
-        }
-        return "\(v)"
     }
 }

@@ -51,19 +51,12 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Flag(help: "Include hidden assets.") var includeHidden = false
     @Flag(help: "Include every frame of a burst, not only its representative.") var allBursts = false
 
-    func parsedSizes() throws -> [Int] {
-        let parts = sizes.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !parts.isEmpty, parts.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 16384 }) else {
-            throw ValidationError("--sizes takes whole numbers 1…16384, comma-separated; got '\(sizes)'.")
-        }
-        return Array(Set(parts.map { $0! })).sorted()
-    }
+    func parsedSizes() throws -> [Int] { try RenderLimits.sizes(sizes, in: 1...16384) }
 
     func validate() throws {
         _ = try parsedSizes()
         if let crop { do { _ = try ThumbnailRequest.Crop(parsing: crop) } catch { throw ValidationError("--crop: \(error)") } }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more.") }
-        if !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
+        try RenderLimits.validate(jobs: jobs, fileTimeout: fileTimeout)
         if dryRun && !prune { throw ValidationError("--dry-run goes with --prune.") }
         if !OutputFile.isFolderOrNew(out) { throw ValidationError("--out \(out) is not a folder: thumbnails go in a folder.") }
     }
