@@ -44,6 +44,18 @@ public struct AssetPlaceInfo: Sendable, Equatable, Codable {
         return ([placeName] + [placeAdmin1, placeCountryName].compactMap { $0 }.filter { !$0.isEmpty }).joined(separator: ", ")
     }
 
+    /// The place with its GeoNames id and reason, as `show` and the report print it.
+    public var placeDescription: String? {
+        guard let text = placeText else { return nil }
+        return text + (placeID.map { " (GeoNames \($0))" } ?? "") + (placeReason.map { "   ← \($0)" } ?? "")
+    }
+
+    /// The local capture time with the zone's reason and confidence, as `show` and the report print it.
+    public var localDateDescription: String? {
+        guard let d = localDate else { return nil }
+        return "\(d)" + (zoneReason.map { "   ← \($0)" } ?? "") + (zoneConfidence.map { ", confidence \($0)" } ?? "")
+    }
+
     /// The change-history property names of what differs from `o`: `place`, `localDate`.
     func changedProperties(from o: AssetPlaceInfo) -> [String] {
         var props: [String] = []

@@ -27,6 +27,7 @@ public struct ReportItem: Sendable, Equatable {
     public var representsBurst: Bool
     public var duration: Double
     public var place: String?
+    public var placeInfo: AssetPlaceInfo?
 
     /// The asset page, from the site root.
     public var page: String { SitePath.assetPage(localIdentifier) }
@@ -35,12 +36,14 @@ public struct ReportItem: Sendable, Equatable {
     public var month: String? { isUndated ? nil : date.map { String($0.local.prefix(7)) } }
     public var year: String? { month.map { String($0.prefix(4)) } }
 
-    public init(_ s: StoredAsset, picture: Picture, motion: Picture?) {
+    /// `placeInfo`: the place and local time the places step derived (docs/places.md), which name the
+    /// asset's place and put it on the timeline by its local day.
+    public init(_ s: StoredAsset, picture: Picture, motion: Picture?, placeInfo: AssetPlaceInfo? = nil) {
         let a = s.asset
         localIdentifier = s.localIdentifier
         fileName = a.resources.first.map { ReportNames.fileName($0) } ?? a.id
         mediaType = a.mediaType
-        date = a.creationDate
+        date = placeInfo?.localDate ?? a.creationDate
         isUndated = a.isUndated
         badges = ReportNames.badges(a)
         self.picture = picture
@@ -50,7 +53,8 @@ public struct ReportItem: Sendable, Equatable {
         burstIdentifier = a.burstIdentifier
         representsBurst = a.representsBurst
         duration = a.duration
-        place = ReportNames.place(of: a)
+        place = ReportNames.place(of: a, placeInfo)
+        self.placeInfo = placeInfo
     }
 
     /// The text alternative of its picture: what it is, its name, when and where.
@@ -73,9 +77,10 @@ public enum ReportNames {
         return dateRange(c.startDate, c.endDate) ?? "Undated moment"
     }
 
-    /// An asset's place in words, nil when it has no location. Today: its coordinates; a place name
-    /// from the catalog belongs here when the catalog stores one.
-    public static func place(of a: Asset) -> String? {
+    /// An asset's place in words: the place name the places step derived (`Lisbon, Lisbon, Portugal`), else
+    /// its coordinates; nil when it has no location.
+    public static func place(of a: Asset, _ info: AssetPlaceInfo? = nil) -> String? {
+        if let text = info?.placeText { return text }
         guard let l = a.location else { return nil }
         return String(format: "%.4f, %.4f", l.latitude, l.longitude)
     }

@@ -165,7 +165,7 @@ public enum ReportPages {
             let role = a.representsBurst ? "the representative frame" : "a frame"
             b += "<p>This is \(role) of a <a href=\"\(root)\(burst.page)\">burst of \(burst.count)</a>.</p>"
         }
-        b += "<h2>Asset</h2>" + HTML.facts(AssetFacts.rows(s))
+        b += "<h2>Asset</h2>" + HTML.facts(AssetFacts.rows(s, place: d.placeInfo))
         b += "<h2>Resources</h2><table><caption>Files of this asset</caption><thead><tr><th scope=\"col\">Type</th>"
         b += "<th scope=\"col\">Path</th><th scope=\"col\">Size</th><th scope=\"col\">Content hash</th></tr></thead><tbody>"
         for (i, r) in a.resources.enumerated() {
@@ -247,11 +247,13 @@ public struct AssetDetail: Sendable {
     public var burst: BurstInfo?
     public var collections: [(title: String, page: String?)]
     public var facts: [(path: String, probeVersion: Int?, lines: [String])]
+    /// The derived place and local time, when there is one.
+    public var placeInfo: AssetPlaceInfo? = nil
 }
 
 /// `shoebox show`'s rows of one asset, as label and value.
 public enum AssetFacts {
-    public static func rows(_ s: StoredAsset) -> [(String, String)] {
+    public static func rows(_ s: StoredAsset, place: AssetPlaceInfo? = nil) -> [(String, String)] {
         let a = s.asset
         var l: [(String, String)] = []
         l.append(("id", a.id + (s.isTrashed ? " (in Recently Deleted)" : "")))
@@ -276,7 +278,8 @@ public enum AssetFacts {
         } else {
             l.append(("location", "-"))
         }
-        if let place = ReportNames.place(of: a) { l.append(("place", place)) }
+        if let text = place?.placeDescription ?? ReportNames.place(of: a) { l.append(("place", text)) }
+        if let text = place?.localDateDescription { l.append(("localDate", text)) }
         let timed = a.mediaType == .video || a.mediaType == .audio
         l.append(
             (

@@ -136,7 +136,8 @@ public struct ReportSite {
         defer { try? FileManager.default.removeItem(at: scratch) }
         var failed = summary.thumbnails.failures
         try all.enumerate { i, s in
-            items.append(ReportItem(s, picture: picture(s, size: smallest, failures: failed), motion: nil))
+            let place = try catalog.placeInfo(s.localIdentifier).flatMap { $0 == AssetPlaceInfo() ? nil : $0 }
+            items.append(ReportItem(s, picture: picture(s, size: smallest, failures: failed), motion: nil, placeInfo: place))
             if let m = Self.motionAsset(s) {
                 motions.append((i, m))
             } else if s.asset.mediaSubtypes.contains(.photoLive) {
@@ -192,7 +193,7 @@ public struct ReportSite {
                 let detail = AssetDetail(
                     stored: s, item: items[i], large: picture(s, size: largest, failures: failed),
                     burst: s.asset.burstIdentifier.flatMap { bursts[$0] }, collections: memberships[s.localIdentifier] ?? [],
-                    facts: facts)
+                    facts: facts, placeInfo: items[i].placeInfo)
                 try writer.write(items[i].page, ReportPages.assetPage(detail, thumbs: "../../" + thumbsFromRoot))
                 pages?(i + 1, items.count, Date().timeIntervalSince(t1))
             }

@@ -84,12 +84,8 @@ enum ShowText {
         } else {
             l.append("  location         -")
         }
-        if let text = place?.placeText {
-            l.append("  place            \(text)\(place?.placeID.map { " (GeoNames \($0))" } ?? "")\(place?.placeReason.map { "   ← \($0)" } ?? "")")
-        }
-        if let p = place, let d = p.localDate {
-            l.append("  localDate        \(d)\(p.zoneReason.map { "   ← \($0)" } ?? "")\(p.zoneConfidence.map { ", confidence \($0)" } ?? "")")
-        }
+        if let text = place?.placeDescription { l.append("  place            \(text)") }
+        if let text = place?.localDateDescription { l.append("  localDate        \(text)") }
         l.append("  size             \(a.pixelWidth)x\(a.pixelHeight)\(a.mediaType == .video || a.mediaType == .audio ? String(format: ", %.3f s", a.duration) : "")")
         l.append("  camera           \(a.cameraName ?? "-")\(a.lensModel.map { " — \($0)" } ?? "")")
         if let c = a.contentIdentifier { l.append("  contentIdentifier \(c)") }

@@ -50,6 +50,52 @@ import Testing
         #expect(try ProbeCommandTests.shoebox(["report", "mediaType ==", "--catalog", catalog, "--out", site]).status == 2)
     }
 
+    /// Places (docs/places.md) on the site: moment titles with place names, asset pages with the place and
+    /// the inferred local time and their reasons, the timeline by local day (Takeout's UTC time becomes
+    /// Tokyo's next morning).
+    @Test(.enabled(if: GazetteerFile.isAvailable, "\(GazetteerFile.skipMessage)"))
+    func placesNameMomentsAndAssetsAndTheTimelineUsesLocalDays() throws {
+        let scratch = try TestScratch("report-places")
+        let library = Corpus.fixtures.appendingPathComponent("generated/places").path
+        let catalog = scratch.path("c.sqlite")
+        let ingest = try ProbeCommandTests.shoebox(
+            ["ingest", library, "--catalog", catalog, "--progress", "none"])
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        let site = scratch.path("site")
+        let r = try ProbeCommandTests.shoebox([
+            "report", "--catalog", catalog, "--out", site, "--progress", "none", "--no-render",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let moments = Self.pages(in: site + "/moments").compactMap {
+            try? String(contentsOfFile: site + "/moments/" + $0, encoding: .utf8)
+        }
+        .joined()
+        for title in ["Lisbon, 12 May 2023", "Sintra, 13 May 2023", "Apia, 10 June 2023", "Pago Pago, 10 June 2023"] {
+            #expect(moments.contains(title), "no moment titled \(title)")
+        }
+        let stored = try Catalog(path: catalog, mode: .readOnly).allAssets()
+        func page(_ name: String) throws -> String {
+            let s = try #require(stored.first { $0.asset.id.hasSuffix("/" + name) }, "\(name)")
+            let rel = try #require(Self.assetPage(of: s, in: site), "\(name): no page")
+            return try String(contentsOfFile: site + "/" + rel, encoding: .utf8)
+        }
+        let elvas = try page("elvas.jpg")
+        #expect(elvas.contains("Elvas, Portalegre, Portugal"), "elvas.jpg's page has no place name")
+        #expect(elvas.contains("inferred from GPS (Europe/Lisbon, Elvas)"), "elvas.jpg's page has no zone reason")
+        let tokyo = try page("tokyo.jpg")
+        #expect(tokyo.contains("Tokyo"), "tokyo.jpg's page has no place name")
+        // The local day, not the UTC one, files it on the timeline.
+        let stamp = try #require(stored.first { $0.asset.id.hasSuffix("/tokyo.jpg") }?.asset.creationDate)
+        let info = try #require(
+            try Catalog(path: catalog, mode: .readOnly).placeInfo(
+                stored.first { $0.asset.id.hasSuffix("/tokyo.jpg") }!.localIdentifier))
+        let local = try #require(info.localDate)
+        #expect(local.local.prefix(10) != stamp.local.prefix(10), "the fixture crosses midnight: \(stamp) → \(local)")
+        let month = site + "/timeline/" + String(local.local.prefix(7)) + ".html"
+        let timeline = (try? String(contentsOfFile: month, encoding: .utf8)) ?? ""
+        #expect(timeline.contains("tokyo.jpg"), "tokyo.jpg is not on \(month)")
+    }
+
     /// A file name is user data: it reaches every page escaped, and links still resolve.
     @Test(.enabled(if: ProbeCommandTests.goodFile != nil, "no fixture or corpus file"))
     func fileNamesAreEscaped() throws {
