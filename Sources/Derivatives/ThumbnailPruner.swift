@@ -24,11 +24,18 @@ public struct ThumbnailPruner: Sendable {
         self.keys = keys
     }
 
-    /// The keys of a catalog's assets, from `Catalog.cloudIdentifiersWithResourceHashes()`.
+    /// The keys of a catalog's assets, from `Catalog.cloudIdentifiersWithResourceHashes()` (each resource's
+    /// hash; also under the motion-poster name, which a Live Photo's paired movie or embedded motion has).
     public init(outputDirectory: URL, assets: [(cloudIdentifier: String, contentHash: String?)]) {
         self.init(
             outputDirectory: outputDirectory,
-            keys: Set(assets.map { ThumbnailKey(cloudIdentifier: $0.cloudIdentifier, sourceHash: $0.contentHash) }))
+            keys: Set(
+                assets.flatMap {
+                    [
+                        ThumbnailKey(cloudIdentifier: $0.cloudIdentifier, sourceHash: $0.contentHash),
+                        ThumbnailKey(cloudIdentifier: $0.cloudIdentifier + ThumbnailKey.motionSuffix, sourceHash: $0.contentHash),
+                    ]
+                }))
     }
 
     /// With `dryRun`, nothing is deleted: `removed` lists what would be.

@@ -84,6 +84,10 @@ public struct ThumbnailRequest: Sendable, Equatable {
 /// What ties a thumbnail file to an asset: the cloud identifier as written in file names, and the first 12 hex
 /// digits of the source resource's content hash.
 public struct ThumbnailKey: Hashable, Sendable {
+    /// Appended to a Live Photo's cloud identifier for the poster frame of its motion (`shoebox report`), so
+    /// that the movie's pictures never collide with the still's; `--prune` keeps them with their asset.
+    public static let motionSuffix = "-motion"
+
     /// The cloud identifier with every character but letters, digits and '-' replaced by '-'.
     public var name: String
     public var hash: String?

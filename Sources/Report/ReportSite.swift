@@ -230,7 +230,7 @@ public struct ReportSite {
             let i = s.asset.resources.firstIndex(where: { $0.type == .pairedVideo && $0.byteRange == nil })
         else { return nil }
         var m = s
-        m.cloudIdentifier += "-motion"
+        m.cloudIdentifier += ThumbnailKey.motionSuffix
         var r = s.asset.resources[i]
         r.type = .video
         m.asset.mediaType = .video
@@ -267,7 +267,7 @@ public struct ReportSite {
                 ))
         }
         var m = s
-        m.cloudIdentifier += "-motion"
+        m.cloudIdentifier += ThumbnailKey.motionSuffix
         m.root = scratch.path
         m.asset.mediaType = .video
         m.asset.resources = [

@@ -39,6 +39,18 @@ import Testing
         let index1 = try String(contentsOfFile: site + "/timeline/" + (Self.firstMonthPage(site) ?? ""), encoding: .utf8)
         #expect(index1.contains("src=\"../thumbs/"))
 
+        // `thumbnails --prune` on the report's cache keeps the Live Photos' motion posters with their asset.
+        func motionPosters() -> [String] {
+            (FileManager.default.subpaths(atPath: site + "/thumbs") ?? []).filter { $0.contains("-motion_") }.sorted()
+        }
+        let posters = motionPosters()
+        #expect(!posters.isEmpty, "the sample library's Live Photos have no motion posters")
+        let prune = try ProbeCommandTests.shoebox([
+            "thumbnails", "--catalog", catalog, "--out", site + "/thumbs", "--prune", "--progress", "none",
+        ])
+        #expect(prune.status == 0 || prune.status == 1, "\(prune.stderr)")
+        #expect(motionPosters() == posters, "prune removed motion posters: \(prune.stdout)")
+
         // Never under a root; usage mistakes exit 2.
         let inside = try ProbeCommandTests.shoebox([
             "report", "--catalog", catalog, "--out", library + "/site", "--progress", "none",
