@@ -18,6 +18,14 @@ db.execute("PRAGMA synchronous=OFF")
 cameras = [("Apple", f"iPhone {v}") for v in ["6", "6s", "7", "8", "X", "XS", "11", "12", "13", "14", "15 Pro"]] + \
           [("samsung", f"SM-G9{v}0") for v in range(10)] + [("Google", f"Pixel {v}") for v in range(2, 11)]
 rows, res = [], []
+
+
+def insert_asset(n):
+    """INSERT naming the first n columns of `asset` (columns later migrations add keep their defaults)."""
+    names = [r[1] for r in db.execute("PRAGMA table_info(asset)")][:n]
+    return "INSERT INTO asset(" + ",".join(names) + ") VALUES (" + ",".join("?" * n) + ")"
+
+
 t = 1262304000  # 2010-01-01
 burst_left, burst_id = 0, None
 for i in range(n):
@@ -59,11 +67,11 @@ for i in range(n):
                  make, model, None, None, None, None, None, "[]", "mediaType: synthetic", ""))
     res.append((i + 1, 0, 2 if video else 1, rows[-1][5], name, None, rng.randrange(10**5, 10**7), None, None, None))
     if len(rows) >= 50000:
-        db.executemany("INSERT INTO asset VALUES (" + ",".join("?" * len(rows[0])) + ")", rows)
+        db.executemany(insert_asset(len(rows[0])), rows)
         db.executemany("INSERT INTO resource(asset_id, ord, type, path, original_filename, uti, file_size, content_hash, byte_offset, byte_length) VALUES (?,?,?,?,?,?,?,?,?,?)", res)
         db.commit(); rows, res = [], []
 if rows:
-    db.executemany("INSERT INTO asset VALUES (" + ",".join("?" * len(rows[0])) + ")", rows)
+    db.executemany(insert_asset(len(rows[0])), rows)
     db.executemany("INSERT INTO resource(asset_id, ord, type, path, original_filename, uti, file_size, content_hash, byte_offset, byte_length) VALUES (?,?,?,?,?,?,?,?,?,?)", res)
     db.commit()
 db.execute("ANALYZE")
