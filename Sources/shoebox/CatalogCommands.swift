@@ -186,6 +186,7 @@ struct IngestCommand: AsyncParsableCommand {
         if let fileTimeout, !(fileTimeout >= 0) { throw ValidationError("--file-timeout must be 0 (no limit) or more seconds.") }
         if let historyRetention, historyRetention < 0 { throw ValidationError("--history-retention must be 0 or more days.") }
         if let thumbnails, !OutputFile.isFolderOrNew(thumbnails) { throw ValidationError("--thumbnails \(thumbnails) is not a folder.") }
+        _ = try ShardChoice.resolve(shard: shard, shards: shards, environment: ProcessInfo.processInfo.environment)
         for r in roots where !FileManager.default.fileExists(atPath: r) {
             throw ValidationError("No such file or folder: \(r)")
         }

@@ -80,6 +80,11 @@ struct MergeCommand: ParsableCommand {
     }
 
     func run() throws {
+        for path in shards where !FileManager.default.fileExists(atPath: path) {
+            FileHandle.standardError.write(
+                Data("error: no shard catalog at \(path) (each shard is written by 'shoebox ingest ROOT --shard I/N --catalog PATH')\n".utf8))
+            throw ExitCode(2)
+        }
         let opened = try shards.map { Merger.Shard(path: $0, catalog: try CatalogOption.open($0, .readOnly)) }
         let all = try CatalogOption.open(CatalogLocation.resolve(option: catalog, configCatalog: nil), .readWrite(create: true))
         var merger = Merger(into: all, shards: opened)
