@@ -194,6 +194,8 @@ struct RederiveCommand: ParsableCommand {
                 "  kept as they were: \(s.keptFolders.count) folders with files whose facts are missing or from an older probe (ingest them), e.g. \(s.keptFolders.prefix(3).joined(separator: ", "))"
             )
         }
+        // As ingest says it: places were derived again without a gazetteer.
+        if s.organized != nil, let note = PlaceStage.missingNote { print("  note: \(note)") }
         print("  change token: \(try catalog.currentToken())")
     }
 }

@@ -31,6 +31,28 @@ import Testing
         #expect(try run(["moments", "--catalog", catalog], gazetteer: missing).stdout.contains("  12 May 2023  "))
     }
 
+    /// `rederive` without the gazetteer the catalog's places came from: the places go, and it says why in
+    /// the words ingest uses.
+    @Test(.enabled(if: GazetteerFile.isAvailable, "\(GazetteerFile.skipMessage)"))
+    func rederiveWithoutTheGazetteerSaysSo() throws {
+        let s = try TestScratch("places-rederive")
+        let catalog = s.path("c.sqlite")
+        let ingest = try run(["ingest", "--catalog", catalog, "--progress", "none", Self.fixtures], gazetteer: GazetteerFile.path)
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        let missing = s.path("nowhere/gazetteer.bin")
+        let r = try run(["rederive", "--catalog", catalog], gazetteer: missing)
+        #expect(r.status == 0, "\(r.stderr)")
+        let notes = (r.stdout + r.stderr).split(separator: "\n").filter { $0.contains("gazetteer") }
+        #expect(
+            notes == [
+                "  note: gazetteer \(missing): not found (no place names or inferred time zones; `make deps` builds it, SHOEBOX_GAZETTEER names it)"
+            ], "\(r.stdout)")
+        #expect(try run(["query", "--catalog", catalog, "placeName != nil", "--count"], gazetteer: missing).stdout == "0\n")
+        // With nothing changed, a second rederive organizes nothing and has nothing to say.
+        let again = try run(["rederive", "--catalog", catalog], gazetteer: missing)
+        #expect(!again.stdout.contains("gazetteer"), "\(again.stdout)")
+    }
+
     @Test(.enabled(if: GazetteerFile.isAvailable, "\(GazetteerFile.skipMessage)"))
     func gazetteerAddedLater() throws {
         let s = try TestScratch("places-later")
