@@ -193,15 +193,16 @@ public struct AssetRowWriter {
     }
 
     /// A JSON string: `"` and `\` escaped, control characters as `\n`-style or `\u00XX` escapes, everything
-    /// else (slashes and non-ASCII included) as its UTF-8 bytes.
-    static func string<Bytes: Collection>(bytes: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
+    /// else (slashes and non-ASCII included) as its UTF-8 bytes — what `JSONEncoder` writes with
+    /// `.withoutEscapingSlashes` (`CompactJSONEncoder` writes its strings through it).
+    @inlinable public static func string<Bytes: Collection>(bytes: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
         out.append(UInt8(ascii: "\""))
         escaped(bytes: bytes, into: &out)
         out.append(UInt8(ascii: "\""))
     }
 
     /// The inside of a JSON string (`string(bytes:into:)` without the quotes).
-    static func escaped<Bytes: Collection>(bytes: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
+    @inlinable public static func escaped<Bytes: Collection>(bytes: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
         var start = bytes.startIndex
         var i = bytes.startIndex
         while i != bytes.endIndex {

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 
 /// Encodes an `Encodable` value as compact JSON, byte for byte what Foundation's `JSONEncoder` writes with
@@ -135,31 +136,8 @@ public enum CompactJSONEncoder {
         }
 
         func string(_ s: String) {
-            out.append(UInt8(ascii: "\""))
             var s = s
-            s.withUTF8 { bytes in
-                var from = 0
-                for (i, c) in bytes.enumerated() where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<i]))
-                    from = i + 1
-                    switch c {
-                    case UInt8(ascii: "\""): literal("\\\"")
-                    case UInt8(ascii: "\\"): literal("\\\\")
-                    case 0x0A: literal("\\n")
-                    case 0x0D: literal("\\r")
-                    case 0x09: literal("\\t")
-                    case 0x08: literal("\\b")
-                    case 0x0C: literal("\\f")
-                    default:
-                        let hex = Array("0123456789abcdef".utf8)
-                        literal("\\u00")
-                        out.append(hex[Int(c >> 4)])
-                        out.append(hex[Int(c & 15)])
-                    }
-                }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from...]))
-            }
-            out.append(UInt8(ascii: "\""))
+            s.withUTF8 { AssetRowWriter.string(bytes: $0, into: &out) }
         }
 
         func integer<I: BinaryInteger>(_ v: I) { out.append(contentsOf: String(v).utf8) }

@@ -63,18 +63,22 @@ public enum PlaceStage {
         let result = PlaceInference.run(subjects, gazetteer: gazetteer)
         var infos: [String: AssetPlaceInfo] = [:]
         for (id, p) in result.places {
-            infos[id, default: AssetPlaceInfo()].placeID = p.place.geonameID
-            infos[id]!.placeName = p.place.name
-            infos[id]!.placeAdmin1 = p.place.admin1.isEmpty ? nil : p.place.admin1
-            infos[id]!.placeCountry = p.place.countryCode
-            infos[id]!.placeCountryName = p.place.countryName
-            infos[id]!.placeReason = p.reason
+            var info = infos[id] ?? AssetPlaceInfo()
+            info.placeID = p.place.geonameID
+            info.placeName = p.place.name
+            info.placeAdmin1 = p.place.admin1.isEmpty ? nil : p.place.admin1
+            info.placeCountry = p.place.countryCode
+            info.placeCountryName = p.place.countryName
+            info.placeReason = p.reason
+            infos[id] = info
         }
         for (id, z) in result.zones {
-            infos[id, default: AssetPlaceInfo()].localDate = z.localDate
-            infos[id]!.timeZone = z.zone
-            infos[id]!.zoneReason = z.reason
-            infos[id]!.zoneConfidence = z.confidence.rawValue
+            var info = infos[id] ?? AssetPlaceInfo()
+            info.localDate = z.localDate
+            info.timeZone = z.zone
+            info.zoneReason = z.reason
+            info.zoneConfidence = z.confidence.rawValue
+            infos[id] = info
         }
         return infos
     }

@@ -135,9 +135,11 @@ public struct ReportSite {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-report-motion-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         var failed = summary.thumbnails.failures
+        let places = try catalog.placeInfos()
         try all.enumerate { i, s in
-            let place = try catalog.placeInfo(s.localIdentifier).flatMap { $0 == AssetPlaceInfo() ? nil : $0 }
-            items.append(ReportItem(s, picture: picture(s, size: smallest, failures: failed), motion: nil, placeInfo: place))
+            items.append(
+                ReportItem(
+                    s, picture: picture(s, size: smallest, failures: failed), motion: nil, placeInfo: places[s.localIdentifier]))
             if let m = Self.motionAsset(s) {
                 motions.append((i, m))
             } else if s.asset.mediaSubtypes.contains(.photoLive) {

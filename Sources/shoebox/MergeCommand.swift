@@ -64,8 +64,8 @@ struct MergeCommand: ParsableCommand {
     @Option(help: "A YAML file with your own smart albums ('userSmartAlbums:', as in Pipelines/smart-albums.yml).")
     var smartAlbums: String?
 
-    @Option(help: "Days of change history to keep in the merged catalog (default 30).")
-    var historyRetention: Int = 30
+    @Option(help: "Days of change history to keep in the merged catalog.")
+    var historyRetention: Int = PipelineDefinition.defaultHistoryRetentionDays
 
     @Option(help: "The closing summary: text (for people) or json (one object on standard output).")
     var summary: SummaryFormat = .text
