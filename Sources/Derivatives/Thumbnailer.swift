@@ -26,6 +26,8 @@ public struct Thumbnailer: Sendable {
         public var unsupported = 0
         public var errors: [Failure] = []
 
+        public init() {}
+
         /// One asset that could not be rendered.
         public static func failed(path: String, stage: String, reason: String) -> Summary {
             var s = Summary()
@@ -34,7 +36,8 @@ public struct Thumbnailer: Sendable {
             return s
         }
 
-        mutating func merge(_ o: Summary) {
+        /// Adds another run's counts (several runs over parts of one job: `shoebox report`).
+        public mutating func merge(_ o: Summary) {
             assets += o.assets
             created += o.created
             existing += o.existing

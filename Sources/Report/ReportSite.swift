@@ -40,29 +40,17 @@ public struct ReportOptions: Sendable {
 public struct ReportSummary: Sendable {
     public var assets = 0
     public var pages = 0
-    public var thumbnails = ThumbnailTotals()
+    /// The thumbnails stage's counts over the report's runs (the stills, then the Live Photos' motion posters).
+    public var thumbnails = Thumbnailer.Summary()
     public var thumbnailSeconds = 0.0
     public var pageSeconds = 0.0
     /// Assets shown without a thumbnail (their placeholder says why).
     public var missingPictures = 0
 }
 
-/// The thumbnails stage's counts over the report's runs (the stills, then the Live Photos' motion posters).
-public struct ThumbnailTotals: Sendable {
-    public var written = 0
-    public var existing = 0
-    public var unsupported = 0
-    public var errors: [Thumbnailer.Failure] = []
-
+extension Thumbnailer.Summary {
     /// Each failed source path with its reason.
     var failures: [String: String] { Dictionary(errors.map { ($0.path, $0.reason) }, uniquingKeysWith: { a, _ in a }) }
-
-    mutating func add(_ s: Thumbnailer.Summary) {
-        written += s.created.count
-        existing += s.existing
-        unsupported += s.unsupported
-        errors += s.errors
-    }
 }
 
 /// Writes the static site of a catalog: pages from `ReportPages`, pictures from the thumbnails stage.
@@ -125,7 +113,7 @@ public struct ReportSite {
 
         let t0 = Date()
         if options.renderThumbnails {
-            summary.thumbnails.add(await thumbnailer.run(assets: all, progress: progress))
+            summary.thumbnails.merge(await thumbnailer.run(assets: all, progress: progress))
         }
         // Pass 1: the contact-sheet items, and the motion movies of Live Photos to render.
         var items: [ReportItem] = []
@@ -150,7 +138,7 @@ public struct ReportSite {
             }
         }
         if options.renderThumbnails, !motions.isEmpty {
-            summary.thumbnails.add(await thumbnailer.run(assets: motions.map(\.1)))
+            summary.thumbnails.merge(await thumbnailer.run(assets: motions.map(\.1)))
             failed = summary.thumbnails.failures
         }
         for (i, m) in motions { items[i].motion = picture(m, size: smallest, failures: failed) }

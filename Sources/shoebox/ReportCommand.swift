@@ -98,7 +98,7 @@ struct ReportCommand: AsyncParsableCommand {
         let thumbText =
             noRender
             ? "thumbnails not rendered"
-            : "thumbnails: \(t.written) files written, \(t.existing) already present, \(t.errors.count) errors, \(String(format: "%.1f", summary.thumbnailSeconds)) s"
+            : "thumbnails: \(t.created.count) files written, \(t.existing) already present, \(t.errors.count) errors, \(String(format: "%.1f", summary.thumbnailSeconds)) s"
         print(
             "report: \(summary.assets) assets, \(summary.pages) pages in \(out) (\(String(format: "%.1f", summary.pageSeconds)) s); "
                 + "\(thumbText); \(summary.missingPictures) shown without a thumbnail")
