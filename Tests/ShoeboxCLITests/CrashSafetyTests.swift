@@ -104,6 +104,8 @@ import TestSupport
     /// `copies` replicas of the corpus under `dir/copy-NN/…`, hard-linked (copied when linking fails).
     /// Each corpus folder stays together, so Live Photo pairs, edits and sidecars keep their partners.
     /// `withErrors` adds `copy-NN/zz-errors/` with an empty, a garbage and a truncated file.
+    /// The links share their inodes with the corpus: nothing may chmod, touch or write them (see
+    /// `scratchCleanupLeavesHardLinkedSourcesAlone`).
     static func makeTree(at dir: URL, copies: Int, withErrors: Bool = false) throws -> [String] {
         let fm = FileManager.default
         let corpus = try #require(Corpus.root)
@@ -305,7 +307,43 @@ import TestSupport
         // Sources were never written.
         let after = try Self.time("hash sources again") { try Self.fingerprint(sources) }
         let changed = before.keys.filter { before[$0] != after[$0] }.sorted()
-        #expect(changed.isEmpty, "sources changed: \(changed.prefix(10))")
+        #expect(
+            changed.isEmpty,
+            "\(changed.count) sources changed, e.g. \(changed.prefix(3).map { "\($0)\n  before: \(before[$0] ?? "-")\n  after: \(after[$0] ?? "-")" })")
+    }
+
+    /// A test's scratch folder holding hard links to read-only files (as `makeTree` makes) and a folder
+    /// made unreadable: removing it removes everything and leaves the linked files' mode and time alone.
+    @Test func scratchCleanupLeavesHardLinkedSourcesAlone() throws {
+        let sources = try Self.tempDir("sources")
+        defer {
+            chmod(sources.path, 0o755)
+            try? FileManager.default.removeItem(at: sources)
+        }
+        let file = sources.appendingPathComponent("photo.jpg").path
+        try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: URL(fileURLWithPath: file))
+        #expect(chmod(file, 0o444) == 0)
+        chmod(sources.path, 0o555)
+        var before = stat()
+        #expect(stat(file, &before) == 0)
+
+        var scratchPath = ""
+        do {
+            let scratch = try TestScratch("links")
+            scratchPath = scratch.url.path
+            let inner = scratch.url.appendingPathComponent("locked/deeper")
+            try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+            #expect(link(file, scratch.url.appendingPathComponent("link.jpg").path) == 0)
+            #expect(link(file, inner.appendingPathComponent("link.jpg").path) == 0)
+            chmod(inner.path, 0)
+            chmod(scratch.url.appendingPathComponent("locked").path, 0)
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratchPath), "the scratch folder was not removed")
+        var after = stat()
+        #expect(stat(file, &after) == 0)
+        #expect(after.st_mode == before.st_mode, "mode \(String(before.st_mode, radix: 8)) became \(String(after.st_mode, radix: 8))")
+        #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+        #expect(after.st_nlink == 1)
     }
 
     @Test(.enabled(if: Corpus.isAvailable, "needs ../shared/corpus, which is absent"))

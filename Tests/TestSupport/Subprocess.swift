@@ -83,8 +83,10 @@ public enum Subprocess {
     }
 }
 
-/// A temporary folder for one test, removed afterwards (write permission is given back first, so trees
-/// a test made read-only or unreadable go too).
+/// A temporary folder for one test, removed afterwards. Folders get their owner's permissions back first
+/// (removing a file needs only its folder's), so trees a test made read-only or unreadable go too. Files
+/// are never chmodded: a tree may hold hard links to the corpus (`CrashSafetyTests.makeTree`), and a
+/// file's mode belongs to its inode, so `chmod -R` here once made the read-only corpus writable.
 public final class TestScratch: @unchecked Sendable {
     public let url: URL
 
@@ -94,7 +96,8 @@ public final class TestScratch: @unchecked Sendable {
     }
 
     deinit {
-        _ = try? Subprocess.run("/bin/chmod", ["-R", "u+rwX", url.path])
+        // `-exec … ;` runs as each folder is reached, before find lists it, so an unreadable one opens.
+        _ = try? Subprocess.run("/usr/bin/find", [url.path, "-type", "d", "-exec", "/bin/chmod", "u+rwx", "{}", ";"])
         try? FileManager.default.removeItem(at: url)
     }
 
