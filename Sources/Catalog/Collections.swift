@@ -92,23 +92,32 @@ public struct StoredCollection: Sendable, Equatable {
 
 extension Catalog {
     /// Every live asset, in capture order, with what organizing needs.
+    ///
+    /// Read through a cursor (one row decoded at a time, not the whole result as GRDB rows first), and the
+    /// values many assets share — the root, make, model, the date's source — are stored once: at 100k
+    /// assets this list is most of the organize stage's memory (issue 17, docs/architecture.md).
     public func organizeRows() throws(CatalogError) -> [OrganizeRow] {
         try read { db in
-            try Row.fetchAll(
+            var out: [OrganizeRow] = []
+            out.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL") ?? 0)
+            var shared = StringInterner()
+            let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, burst_identifier,
                         represents_burst, burst_selection_types, latitude, longitude, creation_date_source
                     FROM asset WHERE trashed_at IS NULL ORDER BY creation_date, id
-                    """
-            ).map { r in
-                OrganizeRow(
-                    localIdentifier: r["local_identifier"], root: r["root"], primaryPath: r["primary_path"], filename: r["filename"],
-                    creationDate: (r["creation_date"] as String?).map { AssetDate(local: $0, offsetSeconds: r["creation_offset"]) },
-                    make: r["make"], model: r["model"], burstIdentifier: r["burst_identifier"], representsBurst: r["represents_burst"],
-                    burstSelectionTypes: UInt(r["burst_selection_types"] as Int64), latitude: r["latitude"], longitude: r["longitude"],
-                    creationDateSource: r["creation_date_source"])
+                    """)
+            while let r = try rows.next() {
+                out.append(
+                    OrganizeRow(
+                        localIdentifier: r[0], root: shared.intern(r[1] as String), primaryPath: r[2], filename: r[3],
+                        creationDate: (r[4] as String?).map { AssetDate(local: $0, offsetSeconds: r[5]) },
+                        make: shared.intern(r[6] as String?), model: shared.intern(r[7] as String?), burstIdentifier: r[8],
+                        representsBurst: r[9], burstSelectionTypes: UInt(r[10] as Int64), latitude: r[11], longitude: r[12],
+                        creationDateSource: shared.intern(r[13] as String?)))
             }
+            return out
         }
     }
 
@@ -121,7 +130,7 @@ extension Catalog {
             var records: [ChangeRecord] = []
             for u in updates {
                 guard let old = try Row.fetchOne(
-                    db, sql: "SELECT burst_identifier, represents_burst, burst_selection_types FROM asset WHERE local_identifier = ?",
+                    db.cachedStatement(sql: "SELECT burst_identifier, represents_burst, burst_selection_types FROM asset WHERE local_identifier = ?"),
                     arguments: [u.localIdentifier])
                 else { continue }
                 var props: [String] = []
@@ -129,9 +138,8 @@ extension Catalog {
                 if (old["represents_burst"] as Bool) != u.represents { props.append("representsBurst") }
                 if UInt(old["burst_selection_types"] as Int64) != u.selection { props.append("burstSelectionTypes") }
                 guard !props.isEmpty else { continue }
-                try db.execute(
-                    sql: "UPDATE asset SET burst_identifier = ?, represents_burst = ?, burst_selection_types = ? WHERE local_identifier = ?",
-                    arguments: [u.burstIdentifier, u.represents, Int64(u.selection), u.localIdentifier])
+                try db.cachedStatement(sql: "UPDATE asset SET burst_identifier = ?, represents_burst = ?, burst_selection_types = ? WHERE local_identifier = ?")
+                    .execute(arguments: [u.burstIdentifier, u.represents, Int64(u.selection), u.localIdentifier])
                 records.append(try Self.record(db, runID, "asset", u.localIdentifier, "updated", props))
             }
             return records
@@ -155,7 +163,8 @@ extension Catalog {
                 }
             }
             var idByAsset: [String: Int64] = [:]
-            for r in try Row.fetchAll(db, sql: "SELECT id, local_identifier FROM asset") { idByAsset[r["local_identifier"]] = r["id"] }
+            let ids = try Row.fetchCursor(db, sql: "SELECT id, local_identifier FROM asset")
+            while let r = try ids.next() { idByAsset[r[1]] = r[0] }
             var keep = Set<String>()
             for c in collections {
                 keep.insert(c.localIdentifier)
@@ -166,27 +175,28 @@ extension Catalog {
                     if (old["title"] as String?) != c.title { props.append("localizedTitle") }
                     if (old["start_date"] as String?) != c.startDate || (old["end_date"] as String?) != c.endDate { props.append("dates") }
                     if (old["predicate"] as String?) != c.predicate { props.append("predicate") }
-                    let oldMembers = try Int64.fetchAll(db, sql: "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position", arguments: [cid])
+                    let oldMembers = try Int64.fetchAll(
+                        db.cachedStatement(sql: "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position"), arguments: [cid])
                     if oldMembers != members { props.append("assets") }
                     if props.isEmpty { continue }
-                    try db.execute(
-                        sql: "UPDATE collection SET title = ?, start_date = ?, end_date = ?, latitude = ?, longitude = ?, predicate = ?, subtype = ? WHERE id = ?",
-                        arguments: [c.title, c.startDate, c.endDate, c.latitude, c.longitude, c.predicate, c.subtype.rawValue, cid])
+                    try db.cachedStatement(sql: "UPDATE collection SET title = ?, start_date = ?, end_date = ?, latitude = ?, longitude = ?, predicate = ?, subtype = ? WHERE id = ?")
+                        .execute(arguments: [c.title, c.startDate, c.endDate, c.latitude, c.longitude, c.predicate, c.subtype.rawValue, cid])
                     if props.contains("assets") { try Self.setMembers(db, cid, members) }
                     records.append(try Self.record(db, runID, "assetCollection", c.localIdentifier, "updated", props))
                 } else {
-                    try db.execute(
+                    try db.cachedStatement(
                         sql: """
                             INSERT INTO collection(local_identifier, type, subtype, title, start_date, end_date, latitude, longitude, predicate)
                             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                            """,
+                            """
+                    ).execute(
                         arguments: [c.localIdentifier, c.type.rawValue, c.subtype.rawValue, c.title, c.startDate, c.endDate, c.latitude, c.longitude, c.predicate])
                     try Self.setMembers(db, db.lastInsertedRowID, members)
                     records.append(try Self.record(db, runID, "assetCollection", c.localIdentifier, "inserted", []))
                 }
             }
             for (lid, r) in existing where !keep.contains(lid) {
-                try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [r["id"] as Int64])
+                try db.cachedStatement(sql: "DELETE FROM collection WHERE id = ?").execute(arguments: [r["id"] as Int64])
                 records.append(try Self.record(db, runID, "assetCollection", lid, "deleted", []))
             }
             // Lists.
@@ -204,19 +214,17 @@ extension Catalog {
                         if (old["start_date"] as String?) != l.startDate || (old["end_date"] as String?) != l.endDate { props.append("dates") }
                         if (old["children"] as String?) != children { props.append("collections") }
                         if props.isEmpty { continue }
-                        try db.execute(
-                            sql: "UPDATE collection_list SET title = ?, start_date = ?, end_date = ?, children = ? WHERE id = ?",
-                            arguments: [l.title, l.startDate, l.endDate, children, old["id"] as Int64])
+                        try db.cachedStatement(sql: "UPDATE collection_list SET title = ?, start_date = ?, end_date = ?, children = ? WHERE id = ?")
+                            .execute(arguments: [l.title, l.startDate, l.endDate, children, old["id"] as Int64])
                         records.append(try Self.record(db, runID, "collectionList", l.localIdentifier, "updated", props))
                     } else {
-                        try db.execute(
-                            sql: "INSERT INTO collection_list(local_identifier, type, subtype, title, start_date, end_date, children) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            arguments: [l.localIdentifier, l.type.rawValue, l.subtype.rawValue, l.title, l.startDate, l.endDate, children])
+                        try db.cachedStatement(sql: "INSERT INTO collection_list(local_identifier, type, subtype, title, start_date, end_date, children) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                            .execute(arguments: [l.localIdentifier, l.type.rawValue, l.subtype.rawValue, l.title, l.startDate, l.endDate, children])
                         records.append(try Self.record(db, runID, "collectionList", l.localIdentifier, "inserted", []))
                     }
                 }
                 for (lid, r) in oldLists where !keepLists.contains(lid) {
-                    try db.execute(sql: "DELETE FROM collection_list WHERE id = ?", arguments: [r["id"] as Int64])
+                    try db.cachedStatement(sql: "DELETE FROM collection_list WHERE id = ?").execute(arguments: [r["id"] as Int64])
                     records.append(try Self.record(db, runID, "collectionList", lid, "deleted", []))
                 }
             }
@@ -225,10 +233,11 @@ extension Catalog {
     }
 
     static func setMembers(_ db: Database, _ cid: Int64, _ members: [Int64]) throws {
-        try db.execute(sql: "DELETE FROM collection_membership WHERE collection_id = ?", arguments: [cid])
+        try db.cachedStatement(sql: "DELETE FROM collection_membership WHERE collection_id = ?").execute(arguments: [cid])
         var seen = Set<Int64>()
         for (k, a) in members.enumerated() where seen.insert(a).inserted {
-            try db.execute(sql: "INSERT INTO collection_membership(collection_id, asset_id, position) VALUES (?, ?, ?)", arguments: [cid, a, k])
+            try db.cachedStatement(sql: "INSERT INTO collection_membership(collection_id, asset_id, position) VALUES (?, ?, ?)")
+                .execute(arguments: [cid, a, k])
         }
     }
 
@@ -390,4 +399,22 @@ extension Catalog {
     public func collectionLists(containing localIdentifier: String) throws(CatalogError) -> [StoredCollectionList] {
         try collectionLists().filter { $0.children.contains(localIdentifier) }
     }
+}
+
+/// One stored copy of each value that many rows repeat (a root, a camera model, a date's source), so a
+/// list of a hundred thousand rows holds a few of them, not one per row. Values past `limit` distinct
+/// ones are passed through: a column that turns out to be unique costs no table.
+public struct StringInterner {
+    private var table: [String: String] = [:]
+    public var limit = 4096
+
+    public init() {}
+
+    public mutating func intern(_ s: String) -> String {
+        if let known = table[s] { return known }
+        if table.count < limit { table[s] = s }
+        return s
+    }
+
+    public mutating func intern(_ s: String?) -> String? { s.map { intern($0) } }
 }

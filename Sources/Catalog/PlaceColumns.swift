@@ -129,22 +129,30 @@ extension Catalog {
     public func applyPlaces(_ infos: [String: AssetPlaceInfo], runID: Int64?) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT local_identifier, places_derived, \(AssetPlaceInfo.columns) FROM asset WHERE trashed_at IS NULL")
             let setAll =
                 "UPDATE asset SET "
                 + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
                 .joined(separator: ", ") + " WHERE local_identifier = ?"
-            for r in rows {
-                let lid: String = r["local_identifier"]
-                let old = AssetPlaceInfo(row: r)
-                let new = infos[lid] ?? AssetPlaceInfo()
-                let props = new.changedProperties(from: old)
-                guard !props.isEmpty else { continue }
-                var args = new.arguments
-                args += [lid]
-                try db.cachedStatement(sql: setAll).execute(arguments: args)
-                if r["places_derived"] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
+            // In batches by row id: memory stays one batch, and the rows updated are never ones a statement
+            // still has to step over.
+            let batch = try db.cachedStatement(
+                sql: "SELECT id, local_identifier, places_derived, \(AssetPlaceInfo.columns) FROM asset WHERE trashed_at IS NULL AND id > ? ORDER BY id LIMIT 2000")
+            var after: Int64 = 0
+            while true {
+                let rows = try Row.fetchAll(batch, arguments: [after])
+                guard let last = rows.last else { break }
+                after = last["id"]
+                for r in rows {
+                    let lid: String = r["local_identifier"]
+                    let old = AssetPlaceInfo(row: r)
+                    let new = infos[lid] ?? AssetPlaceInfo()
+                    let props = new.changedProperties(from: old)
+                    guard !props.isEmpty else { continue }
+                    var args = new.arguments
+                    args += [lid]
+                    try db.cachedStatement(sql: setAll).execute(arguments: args)
+                    if r["places_derived"] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
+                }
             }
             try db.execute(sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL")
             return records

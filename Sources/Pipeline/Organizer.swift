@@ -25,15 +25,8 @@ public enum Organizer {
         var summary = Summary()
         let rows = try catalog.organizeRows()
 
-        // Bursts.
-        let candidates = rows.map { r in
-            var c = BurstCandidate(
-                id: r.localIdentifier, filename: r.filename, creationDate: r.creationDate, make: r.make, model: r.model,
-                appleBurstUUID: r.burstIdentifier, googleBurstID: nil, googleBurstPrimary: false, userPicked: false)
-            c.folder = r.root + "/" + (r.primaryPath.split(separator: "/").dropLast().joined(separator: "/"))
-            return c
-        }
-        let sets = BurstGrouper.group(candidates)
+        // Bursts. The candidates live only here: freed before places and moments make their own lists.
+        let sets = burstSets(rows)
         summary.bursts = sets.count
         var updates: [(localIdentifier: String, burstIdentifier: String?, represents: Bool, selection: UInt)] = []
         var inSet = Set<String>()
@@ -77,15 +70,17 @@ public enum Organizer {
 
         // Albums and folders from the directory tree, per root.
         let takeout = try catalog.takeoutAlbumTitles()
-        var byRoot: [String: [OrganizeRow]] = [:]
-        for r in rows { byRoot[r.root, default: []].append(r) }
-        for (root, rs) in byRoot.sorted(by: { $0.key < $1.key }) {
+        var byRoot: [String: [Int]] = [:]  // row indices, not copies of the rows
+        for (i, r) in rows.enumerated() { byRoot[r.root, default: []].append(i) }
+        for (root, indices) in byRoot.sorted(by: { $0.key < $1.key }) {
+            let rs = indices.lazy.map { rows[$0] }
             var idByPath: [String: String] = [:]
+            idByPath.reserveCapacity(indices.count)
             for r in rs { idByPath[r.primaryPath] = r.localIdentifier }
             let prefix = root.hasSuffix("/") ? root : root + "/"
             var titles: [String: String] = [:]
             for (dir, t) in takeout where dir.hasPrefix(prefix) { titles[String(dir.dropFirst(prefix.count))] = t }
-            let (albums, folders) = FolderAlbums.build(paths: rs.map(\.primaryPath), mode: folderAlbums, takeoutTitles: titles)
+            let (albums, folders) = FolderAlbums.build(paths: indices.map { rows[$0].primaryPath }, mode: folderAlbums, takeoutTitles: titles)
             let rootName = root.split(separator: "/").last.map(String.init) ?? root
             // Identifiers qualified by the root (two roots may hold folders of the same name); the children
             // FolderAlbums lists use its own identifiers, so translate them.
@@ -121,4 +116,17 @@ public enum Organizer {
     }
 
     static func iso(_ t: Double) -> String { FileDate.utcText(Int(t)) + "Z" }
+
+    /// Burst sets from the rows (folder names stored once each: many assets share one).
+    static func burstSets(_ rows: [OrganizeRow]) -> [BurstSet] {
+        var folderNames = StringInterner()
+        let candidates = rows.map { r in
+            var c = BurstCandidate(
+                id: r.localIdentifier, filename: r.filename, creationDate: r.creationDate, make: r.make, model: r.model,
+                appleBurstUUID: r.burstIdentifier, googleBurstID: nil, googleBurstPrimary: false, userPicked: false)
+            c.folder = folderNames.intern(r.root + "/" + (r.primaryPath.split(separator: "/").dropLast().joined(separator: "/")))
+            return c
+        }
+        return BurstGrouper.group(candidates)
+    }
 }

@@ -51,9 +51,11 @@ public enum PlaceStage {
 
     /// The place information of each row that has some (pure apart from the gazetteer and tzdata).
     public static func derive(_ rows: [OrganizeRow], gazetteer: Gazetteer) -> [String: AssetPlaceInfo] {
+        var cameras = StringInterner()  // one string per camera or folder, not per asset
         let subjects = rows.map { r in
-            let folder = r.root + "/" + r.primaryPath.split(separator: "/").dropLast().joined(separator: "/")
-            let camera = CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 } ?? "folder:" + folder
+            let camera = cameras.intern(
+                CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 }
+                    ?? "folder:" + r.root + "/" + r.primaryPath.split(separator: "/").dropLast().joined(separator: "/"))
             return PlaceSubject(
                 id: r.localIdentifier, name: r.filename, date: r.creationDate,
                 dateIsUTC: isUTCInstant(r.creationDateSource), latitude: r.latitude,
