@@ -458,18 +458,40 @@ public final class Catalog: Sendable {
     /// write for them, their resources with hashes, and the folder's Takeout album title (FNV-1a 64).
     public static func derivationDigest(_ c: FolderCommit) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        func feed(_ b: UInt8) { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        func feed(_ s: String) { for b in s.utf8 { feed(b) } }
         func add(_ s: String) {
-            for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-            h = (h ^ 0x1F) &* 0x0000_0100_0000_01B3
+            feed(s)
+            feed(0x1F)
         }
         add(c.takeoutAlbumTitle ?? "-")
         for i in (c.assets ?? []).sorted(by: { $0.asset.id < $1.asset.id }) {
-            for (k, v) in values(i).sorted(by: { $0.key < $1.key }) { add(k + "=" + (v?.databaseValue.description ?? "NULL")) }
+            for (k, v) in values(i).sorted(by: { $0.key < $1.key }) {
+                feed(k)
+                feed(UInt8(ascii: "="))
+                if let v { describe(v.databaseValue, feed) } else { feed("NULL") }
+                feed(0x1F)
+            }
             for (r, hash) in zip(i.asset.resources, i.resourceHashes) {
                 add("\(r.type.rawValue)|\(r.path)|\(r.originalFilename)|\(r.uniformTypeIdentifier ?? "")|\(r.fileSize ?? 0)|\(hash ?? "")|\(r.byteRange.map { "\($0.offset)+\($0.length)" } ?? "")")
             }
         }
         return String(h, radix: 16)
+    }
+
+    /// Feeds the UTF-8 bytes of `v.description` (so digests stored by earlier versions stay valid) without
+    /// building that string: text of printable ASCII other than `"`, `'` and `\` (which Swift's debug
+    /// description escapes) is its own debug description in quotes; anything else takes the slow path.
+    @inline(__always) static func describe(_ v: DatabaseValue, _ feed: (UInt8) -> Void) {
+        switch v.storage {
+        case .string(let s) where s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x27 && $0 != 0x5C }):
+            feed(0x22)
+            for b in s.utf8 { feed(b) }
+            feed(0x22)
+        case .int64(let n): for b in String(n).utf8 { feed(b) }
+        case .null: for b in "NULL".utf8 { feed(b) }
+        default: for b in v.description.utf8 { feed(b) }
+        }
     }
 
     /// Folder → digest of what it was last derived to (see `derivationDigest`).
