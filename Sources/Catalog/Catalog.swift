@@ -390,7 +390,10 @@ public final class Catalog: Sendable {
                     .execute(arguments: [c.runID, e.path, e.stage, e.reason, Self.now(), e.severity.rawValue])
             }
             guard let incoming = c.assets else { return records }
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO folder_digest(dir, digest) VALUES (?, ?)").execute(arguments: [c.dir, Self.derivationDigest(c)])
+            // Each asset's column values, made once for the digest and the row.
+            let columnValues = incoming.map(values)
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO folder_digest(dir, digest) VALUES (?, ?)")
+                .execute(arguments: [c.dir, Self.derivationDigest(c, columnValues: columnValues)])
             if let t = c.takeoutAlbumTitle {
                 try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)").execute(arguments: ["takeout_album:" + c.dir, t])
             } else {
@@ -431,13 +434,13 @@ public final class Catalog: Sendable {
             for (k, input) in incoming.enumerated() {
                 if let old = olds[k] {
                     let id: Int64 = old["id"]
-                    let changed = try Self.update(db, id: id, old: old, input)
+                    let changed = try Self.update(db, id: id, old: old, input, values: columnValues[k])
                     if !changed.isEmpty {
                         records.append(try Self.record(db, c.runID, "asset", old["local_identifier"], "updated", changed))
                     }
                     try Self.linkFiles(db, assetID: id, input)
                 } else {
-                    let (id, lid) = try Self.insert(db, input)
+                    let (id, lid) = try Self.insert(db, input, values: columnValues[k])
                     records.append(try Self.record(db, c.runID, "asset", lid, "inserted", []))
                     try Self.linkFiles(db, assetID: id, input)
                 }
@@ -456,7 +459,8 @@ public final class Catalog: Sendable {
 
     /// The digest a folder's derived assets leave in `folder_digest`: every column `commitFolder` would
     /// write for them, their resources with hashes, and the folder's Takeout album title (FNV-1a 64).
-    public static func derivationDigest(_ c: FolderCommit) -> String {
+    /// `columnValues`: `values(_:)` of each of `c.assets`, in order, when the caller has them already.
+    public static func derivationDigest(_ c: FolderCommit, columnValues: [ColumnValues]? = nil) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         func feed(_ b: UInt8) { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         func feed(_ s: String) { for b in s.utf8 { feed(b) } }
@@ -465,8 +469,11 @@ public final class Catalog: Sendable {
             feed(0x1F)
         }
         add(c.takeoutAlbumTitle ?? "-")
-        for i in (c.assets ?? []).sorted(by: { $0.asset.id < $1.asset.id }) {
-            for (k, v) in values(i).sorted(by: { $0.key < $1.key }) {
+        let assets = c.assets ?? []
+        for n in assets.indices.sorted(by: { assets[$0].asset.id < assets[$1].asset.id }) {
+            let i = assets[n]
+            let columns = columnValues.map { $0[n] } ?? values(i)
+            for (k, v) in columns.sorted(by: { $0.key < $1.key }) {
                 feed(k)
                 feed(UInt8(ascii: "="))
                 if let v { describe(v.databaseValue, feed) } else { feed("NULL") }
@@ -504,7 +511,9 @@ public final class Catalog: Sendable {
     }
 
     /// Column values of an asset, in the order of `assetColumns`.
-    static func values(_ i: AssetInput) -> [String: (any DatabaseValueConvertible)?] {
+    public typealias ColumnValues = [String: (any DatabaseValueConvertible)?]
+
+    static func values(_ i: AssetInput) -> ColumnValues {
         let a = i.asset
         let sources = metadataSourcesJSON(i.metadataSources)
         // One reason per line (newlines inside a reason become spaces): cheap to read back in bulk.
@@ -560,8 +569,8 @@ public final class Catalog: Sendable {
         "dir": "resources",
     ]
 
-    static func insert(_ db: Database, _ i: AssetInput) throws -> (Int64, String) {
-        var v = values(i)
+    static func insert(_ db: Database, _ i: AssetInput, values known: ColumnValues? = nil) throws -> (Int64, String) {
+        var v = known ?? values(i)
         let lid = UUID().uuidString + "/L0/001"
         let now = now()
         v["local_identifier"] = lid
@@ -577,8 +586,8 @@ public final class Catalog: Sendable {
     }
 
     /// Updates an asset in place (identifiers kept); returns the names of the properties that changed.
-    static func update(_ db: Database, id: Int64, old: Row, _ i: AssetInput) throws -> [String] {
-        var v = values(i)
+    static func update(_ db: Database, id: Int64, old: Row, _ i: AssetInput, values known: ColumnValues? = nil) throws -> [String] {
+        var v = known ?? values(i)
         // What the user changed (favorite, hidden, date, location) stays the user's, whatever the files say.
         let userProperties = Set(((old["user_properties"] as String?) ?? "").split(separator: ",").map(String.init))
         for (property, columns) in userColumns where userProperties.contains(property) {
@@ -589,7 +598,8 @@ public final class Catalog: Sendable {
             let dbv = value?.databaseValue ?? .null
             if old[col] as DatabaseValue != dbv { changedCols.append(col) }
         }
-        let oldResources = try Row.fetchAll(db, sql: "SELECT type, path, content_hash FROM resource WHERE asset_id = ? ORDER BY ord", arguments: [id])
+        let oldResources = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT type, path, content_hash FROM resource WHERE asset_id = ? ORDER BY ord"), arguments: [id])
             .map { "\($0["type"] as Int)|\($0["path"] as String)|\(($0["content_hash"] as String?) ?? "")" }
         let newResources = zip(i.asset.resources, i.resourceHashes).map { "\($0.0.type.rawValue)|\($0.0.path)|\($0.1 ?? "")" }
         var props = Set(changedCols.compactMap { propertyNames[$0] })
@@ -603,11 +613,11 @@ public final class Catalog: Sendable {
         sets["trashed_at"] = nil as String?
         if !props.isEmpty { sets["modification_date"] = now() }
         let cols = sets.keys.sorted()
-        try db.execute(
-            sql: "UPDATE asset SET \(cols.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
-            arguments: StatementArguments(cols.map { sets[$0] ?? nil } + [id]))
+        let arguments: [(any DatabaseValueConvertible)?] = cols.map { sets[$0] ?? nil } + [id]
+        try db.cachedStatement(sql: "UPDATE asset SET \(cols.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?")
+            .execute(arguments: StatementArguments(arguments))
         if props.contains("resources") {
-            try db.execute(sql: "DELETE FROM resource WHERE asset_id = ?", arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM resource WHERE asset_id = ?").execute(arguments: [id])
             try insertResources(db, id, i)
         }
         return props.sorted()
