@@ -107,34 +107,38 @@ public enum BurstGrouper {
     }
 
     public static func group(_ items: [BurstCandidate], options: Options = Options()) -> [BurstSet] {
-        var claimed = Set<String>()
+        // Candidates are referred to by index (a library's worth of them is not copied to sort or bucket),
+        // visited in identifier order.
+        var claimed = [Bool](repeating: false, count: items.count)
         var sets: [BurstSet] = []
-        let items = items.sorted { $0.id < $1.id }
+        let order = items.indices.sorted { items[$0].id < items[$1].id }
+        func claim(_ frames: [Int]) { for f in frames { claimed[f] = true } }
 
         // 1 and 2: identifiers written in the file.
         for (source, key) in [(BurstSet.Source.appleBurstUUID, \BurstCandidate.appleBurstUUID),
                               (.googleBurstID, \BurstCandidate.googleBurstID)] {
-            var groups: [String: [BurstCandidate]] = [:]
-            for c in items where !claimed.contains(c.id) {
-                if let v = c[keyPath: key], !v.isEmpty { groups[v, default: []].append(c) }
+            var groups: [String: [Int]] = [:]
+            for i in order where !claimed[i] {
+                if let v = items[i][keyPath: key], !v.isEmpty { groups[v, default: []].append(i) }
             }
             for (value, frames) in groups.sorted(by: { $0.key < $1.key }) where frames.count >= 2 {
                 let tag = source == .appleBurstUUID ? "Apple MakerNote BurstUUID" : "XMP GCamera:BurstID"
-                sets.append(make(frames, identifier: value, source: source,
+                sets.append(make(frames.map { items[$0] }, identifier: value, source: source,
                                  why: "\(frames.count) files share \(tag) = \(value)", options: options))
-                frames.forEach { claimed.insert($0.id) }
+                claim(frames)
             }
         }
 
         // 3: file names.
-        var named: [String: (frames: [BurstCandidate], pattern: NamePattern)] = [:]
-        for c in items where !claimed.contains(c.id) {
+        var named: [String: (frames: [Int], pattern: NamePattern)] = [:]
+        for i in order where !claimed[i] {
+            let c = items[i]
             guard let m = NamePattern.match(c.filename) else { continue }
             let key = directory(of: c.id) + "|" + m.pattern.rawValue + "|" + m.key
-            named[key, default: ([], m.pattern)].frames.append(c)
+            named[key, default: ([], m.pattern)].frames.append(i)
         }
         for (key, g) in named.sorted(by: { $0.key < $1.key }) {
-            var frames = g.frames
+            var frames = g.frames.map { items[$0] }
             if g.pattern == .samsungNumbered {
                 let cameras = Set(frames.map { cameraKey($0) })
                 guard frames.count >= options.minimumFramesForAmbiguousNames, cameras.count == 1 else { continue }
@@ -147,29 +151,30 @@ public enum BurstGrouper {
                 + (g.pattern == .samsungNumbered ? "; accepted because ≥ \(options.minimumFramesForAmbiguousNames) frames share the second and the camera" : "")
             sets.append(make(frames, identifier: StableIdentifier.uuid("burst:name:" + key), source: .fileName,
                              why: why, cover: covers.first?.id, options: options))
-            frames.forEach { claimed.insert($0.id) }
+            claim(g.frames)
         }
 
         // 4: time rule, per camera.
-        var byCamera: [String: [(BurstCandidate, Double)]] = [:]
-        for c in items where !claimed.contains(c.id) && (c.make != nil || c.model != nil) {
-            guard let d = c.creationDate, let t = CivilDate.seconds(d) else { continue }
-            byCamera[cameraKey(c) + (c.folder.isEmpty ? "" : " in " + c.folder), default: []].append((c, t))
+        var byCamera: [String: [(index: Int, time: Double)]] = [:]
+        for i in order where !claimed[i] {
+            let c = items[i]
+            guard c.make != nil || c.model != nil, let d = c.creationDate, let t = CivilDate.seconds(d) else { continue }
+            byCamera[cameraKey(c) + (c.folder.isEmpty ? "" : " in " + c.folder), default: []].append((i, t))
         }
         for (camera, list) in byCamera.sorted(by: { $0.key < $1.key }) {
-            let sorted = list.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.filename < $1.0.filename }
-            var run: [(BurstCandidate, Double)] = []
+            let sorted = list.sorted { $0.time != $1.time ? $0.time < $1.time : items[$0.index].filename < items[$1.index].filename }
+            var run: [(index: Int, time: Double)] = []
             func flush() {
                 defer { run = [] }
                 guard run.count >= options.minimumFramesForTimeRule else { return }
-                let maxGap = zip(run.dropFirst(), run).map { $0.1 - $1.1 }.max() ?? 0
-                let frames = run.map(\.0)
+                let maxGap = zip(run.dropFirst(), run).map { $0.time - $1.time }.max() ?? 0
+                let frames = run.map { items[$0.index] }
                 let why = "\(frames.count) frames from \(camera) with consecutive capture times ≤ \(fmt(options.maximumTimeRuleGap)) s apart (largest gap \(fmt(maxGap)) s), no burst id or burst file name"
                 sets.append(make(frames, identifier: StableIdentifier.uuid("burst:time:" + frames[0].id),
                                  source: .timeRule, why: why, options: options))
             }
             for e in sorted {
-                if let last = run.last, e.1 - last.1 > options.maximumTimeRuleGap { flush() }
+                if let last = run.last, e.time - last.time > options.maximumTimeRuleGap { flush() }
                 run.append(e)
             }
             flush()
