@@ -9,9 +9,9 @@ import MediaProbe
 ///
 /// Each fact type writes its members in `JSONEncoder`'s sorted-key order (the keys' UTF-8 bytes), the
 /// order of its `factsJSONKeys`; nil optionals are left out, as synthesized `encodeIfPresent` does. Debug
-/// builds check every object's members against its `factsJSONKeys` (a member the writer forgot is
-/// `keyMismatches`), and a test checks `factsJSONKeys` against the type's stored properties, so a field
-/// added later cannot be silently dropped from the stored facts.
+/// builds check every object's members against its `factsJSONKeys` (a member a writer skips or misplaces
+/// lands in `keyMismatches`), and a test checks `factsJSONKeys` against the type's stored properties, so a
+/// field added later cannot be silently dropped from the stored facts.
 enum FactsJSON {
     /// The report's facts; nil when a number cannot be written (NaN, ±infinity), where `JSONEncoder` throws.
     static func encode(_ report: ProbeReport) -> [UInt8]? {
