@@ -3,8 +3,8 @@ import Foundation
 
 /// Encodes an `Encodable` value as compact JSON, byte for byte what Foundation's `JSONEncoder` writes with
 /// `[.sortedKeys, .withoutEscapingSlashes]` and the default strategies — without building a tree of boxed
-/// values first. The probe's facts are encoded once per file on the ingest's hot path, where
-/// `JSONEncoder` took about a sixth of the CPU (issue 17); the output is decoded by `JSONDecoder` as before.
+/// values first. It wrote the stored facts until `FactsJSON` (written by hand, without Codable's dispatch)
+/// took its place on the ingest's hot path (issue 17); it remains for any `Encodable` value.
 ///
 /// Values are written as they are encoded. An object's members are written one after another and put in
 /// key order (bytewise, as `JSONEncoder` sorts) when the object is complete: a container is complete when

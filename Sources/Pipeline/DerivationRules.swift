@@ -37,10 +37,10 @@ public struct DerivationRules: Sendable, Equatable {
         return c
     }
 
-    /// The facts as stored in the catalog: compact JSON with sorted keys (`CompactJSONEncoder`: the bytes
-    /// `JSONEncoder` would write, several times faster).
+    /// The facts as stored in the catalog: compact JSON with sorted keys (`FactsJSON`, written by hand: the
+    /// bytes `JSONEncoder` would write, without Codable's dispatch on the ingest's hot path).
     public static func encode(_ report: ProbeReport) -> [UInt8]? {
-        try? CompactJSONEncoder.encode(report)
+        FactsJSON.encode(report)
     }
 
     /// Stored facts back; nil when they do not decode (a field renamed, a record cut): probe again.
