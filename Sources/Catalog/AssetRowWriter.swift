@@ -194,7 +194,7 @@ public struct AssetRowWriter {
 
     /// A JSON string: `"` and `\` escaped, control characters as `\n`-style or `\u00XX` escapes, everything
     /// else (slashes and non-ASCII included) as its UTF-8 bytes — what `JSONEncoder` writes with
-    /// `.withoutEscapingSlashes` (`CompactJSONEncoder` writes its strings through it).
+    /// `.withoutEscapingSlashes` (the stored facts, `Pipeline/FactsJSON`, are written through it too).
     @inlinable public static func string<Bytes: Collection>(bytes: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
         out.append(UInt8(ascii: "\""))
         escaped(bytes: bytes, into: &out)

@@ -3,9 +3,9 @@ import MediaProbe
 
 /// Writes a probe report as compact JSON by hand: byte for byte what `JSONEncoder` writes with
 /// `[.sortedKeys, .withoutEscapingSlashes]` (so catalogs written before and after are identical and
-/// `JSONDecoder` reads them back), without Codable's dispatch. `CompactJSONEncoder` wrote the same bytes
-/// through `Encodable`, and its keyed containers, boxed `encodeIfPresent` calls, generic metadata lookups
-/// and per-object sorting were ~9.5 % of a 3,000-file ingest's CPU (issue 17).
+/// `JSONDecoder` reads them back), without Codable's dispatch. A streaming `Encoder` (`CompactJSONEncoder`,
+/// removed) wrote the same bytes through `Encodable`, and its keyed containers, boxed `encodeIfPresent`
+/// calls, generic metadata lookups and per-object sorting were ~9.5 % of a 3,000-file ingest's CPU (issue 17).
 ///
 /// Each fact type writes its members in `JSONEncoder`'s sorted-key order (the keys' UTF-8 bytes), the
 /// order of its `factsJSONKeys`; nil optionals are left out, as synthesized `encodeIfPresent` does. Debug

@@ -9,7 +9,12 @@ import Testing
 /// writes, every member of every fact type, and `DerivationRules.decode` reads them back.
 struct FactsJSONTests {
     /// `JSONEncoder` with `[.sortedKeys, .withoutEscapingSlashes]`, what the stored facts were written with.
-    static func foundation<T: Encodable>(_ value: T) throws -> [UInt8] { try CompactJSONEncoderTests.foundation(value) }
+    /// What the facts used to be written with, and must stay byte-equal to.
+    static func foundation<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return [UInt8](try enc.encode(value))
+    }
 
     /// The probe reports of every file of the corpus (its media: not `facts/`, the docs or `assets.json`),
     /// of `../shared/longtail` and of `Fixtures/generated`, probed once for all the tests here.
