@@ -18,6 +18,9 @@ public struct OrganizeRow: Sendable {
     public var longitude: Double?
     /// Where the date came from (`… photoTakenTime (UTC)` marks a UTC instant rather than a wall clock).
     public var creationDateSource: String? = nil
+
+    /// The folder of the asset's primary file: the root and the path's directory.
+    public var folder: String { root + "/" + primaryPath.split(separator: "/").dropLast().joined(separator: "/") }
 }
 
 /// A collection to store: a moment, an album or a smart album.

@@ -129,10 +129,10 @@ extension Catalog {
     public func applyPlaces(_ infos: [String: AssetPlaceInfo], runID: Int64?) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
-            let setAll =
-                "UPDATE asset SET "
-                + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
-                .joined(separator: ", ") + " WHERE local_identifier = ?"
+            let setAll = try db.cachedStatement(
+                sql: "UPDATE asset SET "
+                    + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
+                    .joined(separator: ", ") + " WHERE local_identifier = ?")
             // In batches by row id: memory stays one batch, and the rows updated are never ones a statement
             // still has to step over.
             let batch = try db.cachedStatement(
@@ -150,7 +150,7 @@ extension Catalog {
                     guard !props.isEmpty else { continue }
                     var args = new.arguments
                     args += [lid]
-                    try db.cachedStatement(sql: setAll).execute(arguments: args)
+                    try setAll.execute(arguments: args)
                     if r["places_derived"] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
                 }
             }

@@ -73,10 +73,9 @@ public enum Organizer {
         var byRoot: [String: [Int]] = [:]  // row indices, not copies of the rows
         for (i, r) in rows.enumerated() { byRoot[r.root, default: []].append(i) }
         for (root, indices) in byRoot.sorted(by: { $0.key < $1.key }) {
-            let rs = indices.lazy.map { rows[$0] }
             var idByPath: [String: String] = [:]
             idByPath.reserveCapacity(indices.count)
-            for r in rs { idByPath[r.primaryPath] = r.localIdentifier }
+            for i in indices { idByPath[rows[i].primaryPath] = rows[i].localIdentifier }
             let prefix = root.hasSuffix("/") ? root : root + "/"
             var titles: [String: String] = [:]
             for (dir, t) in takeout where dir.hasPrefix(prefix) { titles[String(dir.dropFirst(prefix.count))] = t }
@@ -124,7 +123,7 @@ public enum Organizer {
             var c = BurstCandidate(
                 id: r.localIdentifier, filename: r.filename, creationDate: r.creationDate, make: r.make, model: r.model,
                 appleBurstUUID: r.burstIdentifier, googleBurstID: nil, googleBurstPrimary: false, userPicked: false)
-            c.folder = folderNames.intern(r.root + "/" + (r.primaryPath.split(separator: "/").dropLast().joined(separator: "/")))
+            c.folder = folderNames.intern(r.folder)
             return c
         }
         return BurstGrouper.group(candidates)

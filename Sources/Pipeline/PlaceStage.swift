@@ -53,9 +53,7 @@ public enum PlaceStage {
     public static func derive(_ rows: [OrganizeRow], gazetteer: Gazetteer) -> [String: AssetPlaceInfo] {
         var cameras = StringInterner()  // one string per camera or folder, not per asset
         let subjects = rows.map { r in
-            let camera = cameras.intern(
-                CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 }
-                    ?? "folder:" + r.root + "/" + r.primaryPath.split(separator: "/").dropLast().joined(separator: "/"))
+            let camera = cameras.intern(CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 } ?? "folder:" + r.folder)
             return PlaceSubject(
                 id: r.localIdentifier, name: r.filename, date: r.creationDate,
                 dateIsUTC: isUTCInstant(r.creationDateSource), latitude: r.latitude,

@@ -67,6 +67,14 @@ func compileCommandPredicate(_ predicate: String?, arguments: [String]) throws -
     }
 }
 
+/// The fetch a command's PREDICATE and `--arg` values select (everything when no predicate is given);
+/// `--arg` without a predicate is a usage error.
+func commandFetchOptions(_ predicate: String?, arguments: [String]) throws -> FetchOptions {
+    if let compiled = try compileCommandPredicate(predicate, arguments: arguments) { return FetchOptions(predicate: compiled) }
+    if !arguments.isEmpty { throw ValidationError("--arg is given but there is no predicate to fill.") }
+    return FetchOptions()
+}
+
 enum SummaryFormat: String, ExpressibleByArgument {
     case text, json
 }

@@ -58,12 +58,7 @@ struct ReportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let catalog = try catalogOption.open()
-        var fetch = FetchOptions()
-        if let compiled = try compileCommandPredicate(predicate, arguments: args) {
-            fetch = FetchOptions(predicate: compiled)
-        } else if !args.isEmpty {
-            throw ValidationError("--arg is given but there is no predicate to fill.")
-        }
+        var fetch = try commandFetchOptions(predicate, arguments: args)
         fetch.includeHiddenAssets = includeHidden
         let outURL = URL(fileURLWithPath: out, isDirectory: true).standardizedFileURL
         let thumbsURL =

@@ -63,12 +63,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let catalog = try catalogOption.open()
-        var options = FetchOptions()
-        if let compiled = try compileCommandPredicate(predicate, arguments: args) {
-            options = FetchOptions(predicate: compiled)
-        } else if !args.isEmpty {
-            throw ValidationError("--arg is given but there is no predicate to fill.")
-        }
+        var options = try commandFetchOptions(predicate, arguments: args)
         options.includeHiddenAssets = includeHidden
         options.includeAllBurstAssets = allBursts
         let result = try catalog.fetchAssets(options)
