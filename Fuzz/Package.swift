@@ -7,7 +7,7 @@ import PackageDescription
 let names = [
     "FuzzBMFF", "FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzMakerNote", "FuzzXMP", "FuzzTIFF",
     "FuzzAAE", "FuzzTakeout", "FuzzInflate", "FuzzProbe", "FuzzPredicate", "FuzzRawPreview", "FuzzTIFFDirectories",
-    "FuzzStill",
+    "FuzzStill", "FuzzMPEGTS",
 ]
 
 let package = Package(

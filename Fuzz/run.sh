@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 
 ALL=(FuzzBMFF FuzzJPEG FuzzPNG FuzzGIF FuzzWebP FuzzMakerNote FuzzXMP FuzzTIFF FuzzAAE FuzzTakeout
-     FuzzInflate FuzzProbe FuzzPredicate FuzzRawPreview FuzzTIFFDirectories FuzzStill)
+     FuzzInflate FuzzProbe FuzzPredicate FuzzRawPreview FuzzTIFFDirectories FuzzStill FuzzMPEGTS)
 SECONDS_PER=${1:-60}
 shift || true
 TARGETS=("$@")

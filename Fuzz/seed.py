@@ -20,6 +20,7 @@ EXT = {
     "FuzzTIFF": {"dng", "nef", "cr2", "rw2", "arw", "orf", "tif", "tiff"},
     "FuzzTIFFDirectories": {"dng", "nef", "cr2", "rw2", "arw", "orf", "tif", "tiff", "btf"},
     "FuzzXMP": {"xmp"},
+    "FuzzMPEGTS": {"mts", "m2ts", "ts"},
     "FuzzRawPreview": {"dng", "nef", "cr2", "cr3", "rw2", "raf", "arw", "orf"},
     "FuzzProbe": {"heic", "heif", "avif", "mov", "mp4", "m4v", "3gp", "jpg", "jpeg", "png", "gif", "webp",
                   "dng", "nef", "cr2", "cr3", "rw2", "raf", "arw", "aae", "xmp", "json", "mts", "avi",

@@ -305,6 +305,8 @@ public struct FormatFacts: Sendable, Equatable, Codable {
     public var bitRate: Int64?
     /// Container-level tags as ffmpeg exposes them (for cross-checking, not as truth).
     public var tags: [String: String]
+    /// Which reader found these stream facts, when it was not libavformat (absent: libavformat).
+    public var reader: String?
 
     public init(name: String, durationSeconds: Double?, bitRate: Int64?, tags: [String: String]) {
         self.name = name

@@ -36,7 +36,9 @@ public struct Prober: Sendable {
 
     /// The version of the facts this probe writes. Bump it when a reader learns to read more (or reads
     /// differently): the catalog probes files whose stored facts carry an older version again.
-    public static let version = 1
+    /// 2: MPEG-TS streams come from `MPEGTSReader` (values as libavformat's; `format.reader` and the pixel
+    /// size's source name it).
+    public static let version = 2
 
     /// Probes a file. With a `deadline`, reads (ours and libavformat's) stop once it passes and the report
     /// carries a `timed-out` error.
@@ -146,7 +148,7 @@ struct ProbeContext {
                 if let s = m.make { report.camera.make = Sourced(s, "H.264 SEI MDPM 0xE0 maker code (AVCHD)") }
                 if let s = m.model { report.camera.model = Sourced(s, "H.264 SEI MDPM 0xE4–0xEB model name (AVCHD)") }
             }
-            readWithLibavformat(analyze: true)
+            if kind == .mpegTS { readTransportStream() } else { readWithLibavformat(analyze: true) }
         case .xmp:
             attempt(.xmp) { (c: inout ProbeContext) throws(ProbeError) in
                 let bytes = try c.source.read(ByteRange(offset: 0, length: c.source.size), limit: Prober.maxMetadataBlock, what: "XMP sidecar")
@@ -427,6 +429,24 @@ struct ProbeContext {
         }
     }
 
+    /// An MPEG-TS file's streams from our reader (`MPEGTSReader`), with libavformat as the cross-check when
+    /// asked for and as the reader of whatever ours does not cover.
+    mutating func readTransportStream() {
+        guard case .facts(var format, let streams) = MPEGTSReader.read(source) else {
+            readWithLibavformat(analyze: true)
+            return
+        }
+        format.reader = MPEGTSReader.name
+        report.format = format
+        report.streams = streams
+        guard options.crossCheckMovies, options.useLibavformat, onDisk, !(deadline?.hasPassed ?? false),
+            let theirs = try? AVProbe.probe(path: path, analyze: true, deadline: deadline)
+        else { return }
+        for difference in MPEGTSReader.differences((format, streams), theirs) {
+            report.warn(.libavformat, "\(difference) (reference: libavformat 5.1 on the same file)")
+        }
+    }
+
     mutating func readWithLibavformat(analyze: Bool) {
         guard options.useLibavformat, onDisk, !(deadline?.hasPassed ?? false) else { return }
         do {
@@ -690,7 +710,7 @@ struct ProbeContext {
             if let c = valid(v.width, v.height, "video track 'tkhd' width/height") { return c }
             if let c = valid(v.codedWidth, v.codedHeight, "video sample entry width/height") { return c }
         }
-        if let s = r.streams.first(where: { $0.type == "video" }), let c = valid(s.width, s.height, "libavformat video stream") {
+        if let s = r.streams.first(where: { $0.type == "video" }), let c = valid(s.width, s.height, r.format?.reader ?? "libavformat video stream") {
             return c
         }
         if let e = r.exif, let c = valid(e.exifPixelWidth?.value, e.exifPixelHeight?.value, "EXIF ExifImageWidth/ExifImageHeight") {

@@ -513,13 +513,14 @@ extension StreamFacts: FactsJSONObject {
 }
 
 extension FormatFacts: FactsJSONObject {
-    static let factsJSONKeys = ["bitRate", "durationSeconds", "name", "tags"]
+    static let factsJSONKeys = ["bitRate", "durationSeconds", "name", "reader", "tags"]
 
     func writeFactsJSON(to w: inout FactsJSON.Writer) {
         w.beginObject(Self.factsJSONKeys)
         w.member("bitRate", bitRate)
         w.member("durationSeconds", durationSeconds)
         w.member("name", name)
+        w.member("reader", reader)
         w.member("tags", tags)
         w.endObject()
     }

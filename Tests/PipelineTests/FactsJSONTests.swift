@@ -240,6 +240,7 @@ struct FactsJSONTests {
         r.format = FormatFacts(
             name: "mov,mp4,m4a,3gp,3g2,mj2", durationSeconds: 10.01, bitRate: 1,
             tags: ["major_brand": "qt  ", "com.apple.quicktime.location.ISO6709": "+48.8577+002.2950/", "B": "b"])
+        r.format?.reader = "MPEG-TS reader"
         r.heifDecodes = Sourced(false, "libheif")
         r.adjustments = AdjustmentSidecar(
             formatIdentifier: "com.apple.video.slomo", formatVersion: "1.1", editorBundleID: "", baseVersion: 0,

@@ -14,7 +14,9 @@ import Testing
 @Suite struct RulesVersionTests {
     /// (Prober.version, DerivationRules.version) → digest of the derived corpus.
     static let recorded: [String: String] = [
-        "probe 1, rules 1": "7f11272d4607d727"
+        "probe 1, rules 1": "7f11272d4607d727",
+        // The MPEG-TS reader: the Sony AVCHD clip's pixel size now names it as its source.
+        "probe 2, rules 1": "6a63cce1e0ea69f",
     ]
 
     /// FNV-1a 64: stable across runs and platforms (Swift's Hasher is seeded per process).

@@ -33,17 +33,7 @@ enum AVCHDReader {
 
     /// Parses the bytes after the UUID: `MDPM`, a count, then 5-byte records (tag + 4 value bytes).
     static func mdpm(_ raw: [UInt8]) -> MDPM? {
-        // Undo H.264 emulation prevention (00 00 03 → 00 00).
-        var b: [UInt8] = []
-        var zeros = 0
-        for x in raw {
-            if zeros >= 2 && x == 3 {
-                zeros = 0
-                continue
-            }
-            zeros = x == 0 ? zeros + 1 : 0
-            b.append(x)
-        }
+        let b = BitReader.rbsp(raw)  // H.264 emulation prevention undone (00 00 03 → 00 00)
         guard b.matches("MDPM"), b.count > 5 else { return nil }
         let count = Int(b[4])
         var records: [UInt8: [UInt8]] = [:]
