@@ -46,10 +46,13 @@ let package = Package(
             name: "CXXHash", pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]),
 
+        // XXH3 over a mapped file range, with a SIGBUS guard for a file that shrinks while mapped.
+        .target(name: "CMappedHash", dependencies: ["CXXHash"]),
+
         // path -> ProbeReport. One of two modules that import the C modules (Derivatives is the other).
         .target(
             name: "MediaProbe",
-            dependencies: ["CExif", "CHeif", "CFFmpeg", "CXXHash", "CMediaLibs"]),
+            dependencies: ["CExif", "CHeif", "CFFmpeg", "CXXHash", "CMediaLibs", "CMappedHash"]),
 
         // ProbeReport -> judgement with reasons. Pure.
         .target(

@@ -1,3 +1,4 @@
+import CMappedHash
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -94,6 +95,18 @@ public final class FileSource: ByteSource {
     }
 
     deinit { close(fd) }
+
+    /// Feeds `count` bytes from `offset` into an XXH3-128 state straight from the page cache (a mapping:
+    /// no copy into a buffer). False when the range cannot be mapped: nothing was fed, read it instead.
+    /// A file that shrinks while mapped is an `io-error` (transient: the next ingest probes it again).
+    func feedMapped(_ state: OpaquePointer, from offset: UInt64, count: UInt64) throws(ProbeError) -> Bool {
+        try deadline?.check("hashing at offset \(offset)")
+        switch shoebox_xxh3_128_update_mapped(fd, offset, count, state) {
+        case 0: return true
+        case 2: throw ProbeError(.ioError, "the file shrank while it was hashed (bytes \(offset)–\(offset + count) of \(size) were there when it was opened)")
+        default: return false
+        }
+    }
 
     public func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8] {
         guard count > 0, offset < size else { return [] }

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import MediaProbe
+
+/// The content hash reads a file's ranges through a mapping (`FileSource.feedMapped`): it must give the
+/// bytes' hash in every mode and at any offset, and a file that shrinks under the mapping must be an error,
+/// not a SIGBUS that kills the run.
+@Suite struct ContentHasherTests {
+    static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var rng = HostileInputTests.SplitMix(state: seed)
+        return (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    }
+
+    static func scratchFile(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-hash-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent(name).path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Sizes around the thresholds: under the mapping threshold, a full hash through one mapping, sampled
+    /// windows at offsets that are not page-aligned, and a file past the full-hash limit (16 windows).
+    @Test(arguments: [1, 4095, 70_000, 400_001, Int(ContentHasher.fullHashLimit) + 12_345])
+    func mappedHashEqualsTheBytesHash(_ size: Int) throws {
+        let b = Self.bytes(size, seed: UInt64(size))
+        let path = try Self.scratchFile("f.bin", b)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        for mode in HashMode.allCases {
+            let fromFile = try ContentHasher.hash(FileSource(path: path), mode: mode)
+            #expect(fromFile == (try ContentHasher.hash(MemorySource(b), mode: mode)), "\(size) bytes, \(mode)")
+        }
+    }
+
+    /// A file cut short after it was opened: the mapping's pages past the new end raise SIGBUS, which the
+    /// guard turns into a transient `io-error`.
+    @Test func fileThatShrinksWhileHashedIsAnErrorNotACrash() throws {
+        let path = try Self.scratchFile("shrinks.bin", Self.bytes(1 << 20, seed: 3))
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let source = try FileSource(path: path)
+        #expect(truncate(path, 10_000) == 0)
+        do {
+            let h = try ContentHasher.hash(source, mode: .full)
+            Issue.record("hashed \(h) though the file shrank")
+        } catch {
+            #expect(error.code == .ioError, "\(error)")
+            #expect(error.message.contains("shrank"))
+        }
+        // The guard is per call: the next hash on this thread and a hash of an intact file still work.
+        let intact = try Self.scratchFile("intact.bin", Self.bytes(300_000, seed: 4))
+        defer { try? FileManager.default.removeItem(atPath: (intact as NSString).deletingLastPathComponent) }
+        #expect(try ContentHasher.hash(FileSource(path: intact)).hasPrefix("xxh128:"))
+        // A range longer than the file, asked for directly: every page past the end faults.
+        let state = try ContentHasher.State()
+        defer { state.free() }
+        #expect(throws: ProbeError.self) { try FileSource(path: intact).feedMapped(state.state, from: 4096, count: 1 << 20) }
+    }
+}
