@@ -100,7 +100,8 @@ public enum ContentHasher {
         /// Feeds `count` bytes from `offset` (fewer when the file ends first).
         func feed(_ source: any ByteSource, from offset: UInt64, count: UInt64) throws(ProbeError) {
             // A file's range straight from the page cache: the kernel's copy into our buffer was a sixth of
-            // an ingest's CPU (Benchmarks/README.md). Small ranges are cheaper to read than to map.
+            // an ingest's CPU (Benchmarks/README.md). Small ranges (the sampled windows, small files) are
+            // cheaper to read than to map and unmap (munmap shoots down the other cores' TLBs).
             if let file = source as? FileSource, count >= ContentHasher.mapThreshold, offset < file.size,
                 try file.feedMapped(state, from: offset, count: min(count, file.size - offset))
             {
@@ -128,7 +129,7 @@ public enum ContentHasher {
     /// Read buffers kept between hashes (one per worker at a time): no allocation or page fault per file.
     static let buffers = BufferPool(size: 1 << 20)
     /// Ranges at least this long are hashed through a mapping (`FileSource.feedMapped`).
-    static let mapThreshold: UInt64 = 64 << 10
+    static let mapThreshold: UInt64 = 512 << 10
 
     static func hex64(_ v: UInt64) -> String {
         let s = String(v, radix: 16)
