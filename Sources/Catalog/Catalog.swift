@@ -487,13 +487,30 @@ public final class Catalog: Sendable {
     }
 
     /// Feeds the UTF-8 bytes of `v.description` (so digests stored by earlier versions stay valid) without
-    /// building that string: text of printable ASCII other than `"`, `'` and `\` (which Swift's debug
-    /// description escapes) is its own debug description in quotes; anything else takes the slow path.
+    /// building that string. For ASCII text made of printable characters, tabs, newlines and carriage
+    /// returns, Swift's debug description is the text in quotes with `"`, `'`, `\`, tab, newline and
+    /// carriage return escaped (`Unicode.Scalar.escaped(asASCII:)`); anything else takes the slow path.
     @inline(__always) static func describe(_ v: DatabaseValue, _ feed: (UInt8) -> Void) {
         switch v.storage {
-        case .string(let s) where s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x27 && $0 != 0x5C }):
+        case .string(let s) where s.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }):
             feed(0x22)
-            for b in s.utf8 { feed(b) }
+            for b in s.utf8 {
+                switch b {
+                case 0x22, 0x27, 0x5C:
+                    feed(0x5C)
+                    feed(b)
+                case 0x09:
+                    feed(0x5C)
+                    feed(UInt8(ascii: "t"))
+                case 0x0A:
+                    feed(0x5C)
+                    feed(UInt8(ascii: "n"))
+                case 0x0D:
+                    feed(0x5C)
+                    feed(UInt8(ascii: "r"))
+                default: feed(b)
+                }
+            }
             feed(0x22)
         case .int64(let n): for b in String(n).utf8 { feed(b) }
         case .null: for b in "NULL".utf8 { feed(b) }
