@@ -21,8 +21,9 @@ import Testing
     }
 
     /// Sizes around the thresholds: under the mapping threshold, a full hash through one mapping, sampled
-    /// windows at offsets that are not page-aligned, and a file past the full-hash limit (16 windows).
-    @Test(arguments: [1, 4095, 70_000, 400_001, 2_000_003, Int(ContentHasher.fullHashLimit) + 12_345])
+    /// windows at offsets that are not page-aligned, a full hash mapped in several 8 MiB chunks, and a file
+    /// past the full-hash limit (16 windows).
+    @Test(arguments: [1, 4095, 70_000, 400_001, 2_000_003, 20_000_007, Int(ContentHasher.fullHashLimit) + 12_345])
     func mappedHashEqualsTheBytesHash(_ size: Int) throws {
         let b = Self.bytes(size, seed: UInt64(size))
         let path = try Self.scratchFile("f.bin", b)
