@@ -341,6 +341,19 @@ public final class Catalog: Sendable {
         try write { db in try Self.commitFolder(db, c) }
     }
 
+    /// Several folders' commits in one transaction, applied in order exactly as `commitFolder(_:)` applies
+    /// each: a first ingest writes its WAL pages (the B-tree and index pages every folder touches) once per
+    /// batch instead of once per folder. Each folder is still all or nothing; a kill loses the batch, which
+    /// the next ingest probes again.
+    @discardableResult
+    public func commitFolders(_ commits: [FolderCommit]) throws(CatalogError) -> [ChangeRecord] {
+        try write { db in
+            var records: [ChangeRecord] = []
+            for c in commits { records += try Self.commitFolder(db, c) }
+            return records
+        }
+    }
+
     /// `commitFolder(_:)` inside a transaction the caller holds (`shoebox merge` adds to it).
     static func commitFolder(_ db: Database, _ c: FolderCommit) throws -> [ChangeRecord] {
         do {

@@ -252,15 +252,31 @@ public final class Ingestor: Sendable {
                         return
                     }
                 }
+                // Finished folders are committed in order, several to a transaction (bounded by rows and by
+                // time, so an interrupted or killed run loses at most a fraction of a second of work).
+                var pending: [FolderCommit] = []
+                var pendingRows = 0
+                var pendingSince = Date()
+                func flush() throws {
+                    guard !pending.isEmpty else { return }
+                    summary.count(try catalog.commitFolders(pending))
+                    pending.removeAll(keepingCapacity: true)
+                    pendingRows = 0
+                }
                 for _ in 0..<width { try submit() }
                 while let (i, prepared) = try await group.next() {
                     ready[i] = prepared
                     while let r = ready.removeValue(forKey: emit) {
                         emit += 1
                         if var c = r.commit {
-                            try completePartialHashes(&c)
-                            summary.count(try catalog.commitFolder(c))
+                            try completePartialHashes(&c, pending: pending)
+                            if pending.isEmpty { pendingSince = Date() }
+                            pending.append(c)
+                            pendingRows += c.files.count + (c.assets?.count ?? 0) + c.errors.count + c.vanished.count + 1
                             summary.foldersChanged += 1
+                            if pendingRows >= Self.commitBatchRows || Date().timeIntervalSince(pendingSince) >= Self.commitBatchSeconds {
+                                try flush()
+                            }
                         }
                         summary.filesSeen += r.seen
                         summary.filesProbed += r.probed
@@ -278,6 +294,7 @@ public final class Ingestor: Sendable {
                     }
                     try submit()
                 }
+                try flush()
             }
             for (path, why) in walker.ownExcluded {
                 summary.outcomes.addOwn(path + " (" + why + ")")
@@ -384,6 +401,12 @@ public final class Ingestor: Sendable {
     }
 
     /// Whether nothing in the folder is new, changed or gone.
+    /// A batch of folder commits is written when it holds this many rows (files, assets, errors, vanished
+    /// files and one per folder) …
+    static let commitBatchRows = 4000
+    /// … or when its first folder has waited this long.
+    static let commitBatchSeconds = 0.25
+
     static func isUnchanged(_ batch: FolderBatch, _ rows: [FileRow], root: String) -> Bool {
         guard rows.count == batch.files.count else { return false }
         var byPath: [String: FileRow] = [:]
@@ -513,14 +536,24 @@ public final class Ingestor: Sendable {
     /// links are one file) — are hashed in full, and so are the stored ones not yet completed (in the
     /// commit's transaction: `completedHashes`). When fewer than two of them can be read (the other one
     /// moved away), nothing is completed, so the partial hash still matches the moved file's asset.
-    func completePartialHashes(_ c: inout FolderCommit) throws {
+    /// `pending`: folders committed before this one but not written yet (same transaction, applied first):
+    /// their files count as stored.
+    func completePartialHashes(_ c: inout FolderCommit, pending: [FolderCommit] = []) throws {
         let fresh = c.files.indices.filter { c.files[$0].facts != nil && c.files[$0].sampleHash != nil }
         guard !fresh.isEmpty else { return }
         let partials = Set(fresh.map { c.files[$0].sampleHash! })
         let freshPaths = Set(fresh.map { c.files[$0].path })
         var identities: [String: Set<FileIdentity>] = [:]
         for i in fresh { identities[c.files[i].sampleHash!, default: []].insert(FileIdentity(c.files[i].fingerprint)) }
-        let stored = try catalog.files(sharingPartialHashes: identities).filter { !freshPaths.contains($0.path) }
+        var waiting: [FileRow] = []  // the newest row of each path in the pending folders
+        for p in pending.reversed() {
+            for f in p.files where f.sampleHash.map(partials.contains) == true && !freshPaths.contains(f.path) {
+                if !waiting.contains(where: { $0.path == f.path }) { waiting.append(f) }
+            }
+        }
+        let waitingPaths = Set(waiting.map(\.path))
+        let stored = try catalog.files(sharingPartialHashes: identities).filter { !freshPaths.contains($0.path) && !waitingPaths.contains($0.path) }
+            + waiting
         var completed: [String: String] = [:]  // path of a new file → its full hash
         for h in partials {
             let new = fresh.filter { c.files[$0].sampleHash == h }
