@@ -51,6 +51,30 @@ import TestSupport
         #expect(ours.format.durationSeconds == 0.544 && ours.format.bitRate == 12_920_470)
     }
 
+    /// The head is read until every stream is known, not to 2 MiB: on the Sony clip (its first AC-3 packet at
+    /// 193 KB, its first subtitle at 250 KB) two 128 KiB chunks and the 250,000-byte tail, 512,144 of its
+    /// 878,592 bytes.
+    @Test(.enabled(if: Corpus.isAvailable, "needs ../shared/corpus (SHOEBOX_CORPUS)"))
+    func readsTheHeadUntilStreamsAreKnownAndTheTail() throws {
+        final class Counting: ByteSource, @unchecked Sendable {
+            let inner: FileSource
+            var bytes = 0
+            init(_ inner: FileSource) { self.inner = inner }
+            var size: UInt64 { inner.size }
+            func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8] {
+                let b = try inner.read(at: offset, count: count)
+                bytes += b.count
+                return b
+            }
+        }
+        let source = Counting(try FileSource(path: try #require(Corpus.root).appendingPathComponent(Self.sony).path))
+        guard case .facts = MPEGTSReader.read(source) else {
+            Issue.record("refused")
+            return
+        }
+        #expect(source.bytes == 2 * MPEGTSReader.headChunk + MPEGTSReader.tailLimit, "\(source.bytes) bytes read")
+    }
+
     /// With a head and a tail smaller than the file, the two are read apart (a long recording's case): the
     /// start comes from the head, the end from the tail, and nothing changes.
     @Test(arguments: ours)

@@ -6,8 +6,9 @@
 /// does. Everything it learns is in a few bytes: the program map table (PAT → PMT) names the streams, the
 /// sequence parameter set gives the size, interlacing and VUI frame rate, an AC-3 or LPCM header gives the
 /// audio, a PGS presentation segment the subtitle plane, and PES timestamps at the head and the tail give
-/// the durations. So we read the head (up to 2 MiB, stopping as soon as every stream is known) and the last
-/// 250,000 bytes, as libavformat's duration estimate does, and never look at the bytes between.
+/// the durations. So we read the head 128 KiB at a time (up to 2 MiB, stopping as soon as every stream is
+/// known) and the last 250,000 bytes (more while a stream has no timestamp there), as libavformat's duration
+/// estimate does, and never look at the bytes between.
 ///
 /// The values follow libavformat 5.1's conventions so that stored facts do not depend on which reader made
 /// them (`MPEGTSReaderTests` compares the two on real and generated files):
@@ -161,30 +162,63 @@ public enum MPEGTSReader {
         }
     }
 
-    /// Reads the first `headLimit` and the last `tailLimit` bytes of `source` (the whole of a smaller file).
+    /// Reads the head of `source` a chunk at a time until every stream is known (at most `headLimit` bytes),
+    /// then the last `tailLimit` bytes, doubled up to `tailRetries` times while an audio or video stream
+    /// has no timestamp there (as libavformat's `estimate_timings_from_pts` retries).
     public static func read(_ source: any ByteSource, headLimit: Int = headLimit, tailLimit: Int = tailLimit) -> Reading {
         let size = source.size
-        let head: [UInt8]
-        do { head = try source.read(at: 0, count: Int(min(size, UInt64(headLimit)))) } catch { return .unsupported(error.description) }
-        guard let layout = Layout.detect(head) else { return .unsupported("no 188-, 192- or 204-byte packet sync at the start") }
-        var demux = Demux(layout: layout)
-        demux.scanHead(head)
+        let limit = Int(min(size, UInt64(headLimit)))
+        var head: [UInt8] = []
+        var demux: Demux?
+        var position = 0
+        var stoppedEarly = false
+        while head.count < limit {
+            do {
+                let more = try source.read(at: UInt64(head.count), count: min(headChunk, limit - head.count))
+                if more.isEmpty { break }
+                head += more
+            } catch {
+                return .unsupported(error.description)
+            }
+            if demux == nil {
+                guard let layout = Layout.detect(head) else { return .unsupported("no 188-, 192- or 204-byte packet sync at the start") }
+                demux = Demux(layout: layout)
+            }
+            guard let next = demux!.scanHead(head, from: position) else {
+                stoppedEarly = true
+                break
+            }
+            position = next
+        }
+        guard var demux else { return .unsupported("no 188-, 192- or 204-byte packet sync at the start") }
+        demux.finishHead()
         if let reason = demux.unsupported { return .unsupported(reason) }
         guard demux.pmtPID != nil, !demux.streams.isEmpty else { return .unsupported("no program map table in the first \(head.count) bytes") }
         if let s = demux.streams.first(where: { $0.kind == .h264 && $0.sps == nil }) {
             return .unsupported("no H.264 sequence parameter set for PID \(s.pid) in the first \(head.count) bytes")
         }
-        if UInt64(head.count) >= size {
+        if !stoppedEarly && UInt64(head.count) >= size {
             demux.scanTail(head)
         } else {
-            let start = size - UInt64(min(UInt64(tailLimit), size))
-            guard let tail = try? source.read(at: start, count: Int(size - start)) else { return .unsupported("the tail cannot be read") }
-            guard let first = layout.resync(tail, from: 0) else { return .unsupported("no packet sync in the last \(tail.count) bytes") }
-            demux.scanTail(tail, from: first)
+            var window = UInt64(tailLimit)
+            for retry in 0...tailRetries {
+                let start = size - min(window, size)
+                guard let tail = try? source.read(at: start, count: Int(size - start)) else { return .unsupported("the tail cannot be read") }
+                guard let first = demux.layout.resync(tail, from: 0) else { return .unsupported("no packet sync in the last \(tail.count) bytes") }
+                demux.scanTail(tail, from: first)
+                let timed = demux.streams.filter { $0.kind != .pgs && $0.firstPTS != nil }
+                if start == 0 || retry == tailRetries || timed.allSatisfy({ $0.end != nil }) { break }
+                window <<= 1
+            }
         }
         let r = demux.result(fileSize: size)
         return .facts(r.format, r.streams)
     }
+
+    /// Bytes of the head read at a time.
+    static let headChunk = 128 << 10
+    /// libavformat's `DURATION_MAX_RETRY`.
+    static let tailRetries = 6
 
     /// The demultiplexer: program tables, then PES packets per elementary stream.
     struct Demux {
@@ -200,8 +234,10 @@ public enum MPEGTSReader {
 
         init(layout: Layout) { self.layout = layout }
 
-        mutating func scanHead(_ b: [UInt8]) {
-            forEachPacket(b, from: 0) { (d: inout Demux, pid, start, payload) in
+        /// Scans the packets of `b` from `from`; returns where the next packet starts (more bytes wanted), or
+        /// nil once every stream is known or the stream is refused.
+        mutating func scanHead(_ b: [UInt8], from: Int) -> Int? {
+            forEachPacket(b, from: from) { (d: inout Demux, pid, start, payload) in
                 if pid == 0 {
                     if d.pmtPID == nil, start { d.readPAT(payload) }
                 } else if pid == d.pmtPID, !d.programTableSeen {
@@ -211,12 +247,16 @@ public enum MPEGTSReader {
                 }
                 return d.unsupported == nil && !(d.programTableSeen && d.streams.allSatisfy(\.complete))
             }
+        }
+
+        /// The PES packets still open when the head ends count as whole.
+        mutating func finishHead() {
             for i in pes.keys.sorted() { finishPES(i, head: true) }
         }
 
         mutating func scanTail(_ b: [UInt8], from: Int = 0) {
             pes = [:]
-            forEachPacket(b, from: from) { (d: inout Demux, pid, start, payload) in
+            _ = forEachPacket(b, from: from) { (d: inout Demux, pid, start, payload) in
                 if let i = d.streamIndexByPID[pid] { d.gatherPES(i, payload, start: start, head: false) }
                 return true
             }
@@ -224,14 +264,15 @@ public enum MPEGTSReader {
         }
 
         /// Calls `body` with each packet's PID, payload-unit-start flag and payload; resynchronises after a
-        /// lost sync byte; stops when `body` returns false.
-        mutating func forEachPacket(_ b: [UInt8], from: Int, _ body: (inout Demux, Int, Bool, ArraySlice<UInt8>) -> Bool) {
+        /// lost sync byte. Returns nil when `body` returned false, else where the first packet not (wholly)
+        /// in `b` starts.
+        mutating func forEachPacket(_ b: [UInt8], from: Int, _ body: (inout Demux, Int, Bool, ArraySlice<UInt8>) -> Bool) -> Int? {
             let size = layout.packetSize
             var i = from
             while i + size <= b.count {
                 let p = i + layout.syncOffset
                 guard b[p] == 0x47 else {
-                    guard let next = layout.resync(b, from: i + 1) else { return }
+                    guard let next = layout.resync(b, from: i + 1) else { return i }
                     i = next
                     continue
                 }
@@ -244,8 +285,9 @@ public enum MPEGTSReader {
                 var payload = p + 4
                 if control & 2 == 2 { payload += 1 + Int(b[p + 4]) }
                 guard payload < p + 188 else { continue }
-                if !body(&self, pid, flags & 0x40 != 0, b[payload..<(p + 188)]) { return }
+                if !body(&self, pid, flags & 0x40 != 0, b[payload..<(p + 188)]) { return nil }
             }
+            return i
         }
 
         mutating func readPAT(_ payload: ArraySlice<UInt8>) {
