@@ -19,9 +19,10 @@ enum AVCHDReader {
     /// The first MDPM block's date, make and model.
     static func read(_ source: any ByteSource) -> MDPM? {
         var offset: UInt64 = 0
-        let chunk = 1 << 20
+        let chunk = 64 << 10  // the SEI rides with the first frame: one chunk almost always
         while offset < UInt64(scanLimit) && offset < source.size {
-            guard let b = try? source.read(at: offset, count: chunk + 512), !b.isEmpty else { return nil }
+            // Chunks overlap by the most an MDPM block is read for (UUID + 1,600 bytes).
+            guard let b = try? source.read(at: offset, count: chunk + 16 + 1600), !b.isEmpty else { return nil }
             if let i = b.firstIndex(of: uuid) {
                 let end = min(b.count, i + 16 + 1600)
                 return mdpm(Array(b[(i + 16)..<end]))
