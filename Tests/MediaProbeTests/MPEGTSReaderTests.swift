@@ -51,6 +51,24 @@ import TestSupport
         #expect(ours.format.durationSeconds == 0.544 && ours.format.bitRate == 12_920_470)
     }
 
+    /// A clip cut short (a card pulled mid-write) and one with 50 KB of garbage spliced between its head and
+    /// its tail (the subtitle stream's first packet is lost, so it takes the file's span, as libavformat's
+    /// `fill_all_stream_timings` gives it) still read as libavformat reads them.
+    @Test(.enabled(if: Corpus.isAvailable, "needs ../shared/corpus (SHOEBOX_CORPUS)"))
+    func damagedSonyClipsMatchLibavformat() throws {
+        let bytes = try [UInt8](Data(contentsOf: try #require(Corpus.root).appendingPathComponent(Self.sony)))
+        var rng = HostileInputTests.SplitMix(state: 5)
+        let garbage = (0..<50_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-ts-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, b) in [("cut.mts", Array(bytes.prefix(300_000))), ("spliced.mts", Array(bytes.prefix(100_000)) + garbage + Array(bytes.suffix(100_000)))] {
+            let path = dir.appendingPathComponent(name).path
+            try Data(b).write(to: URL(fileURLWithPath: path))
+            Self.expectSame(name, try Self.facts(path), try AVProbe.probe(path: path, analyze: true))
+        }
+    }
+
     /// The head is read until every stream is known, not to 2 MiB: on the Sony clip (its first AC-3 packet at
     /// 193 KB, its first subtitle at 250 KB) two 128 KiB chunks and the 250,000-byte tail, 512,144 of its
     /// 878,592 bytes.

@@ -624,6 +624,10 @@ public enum MPEGTSReader {
                 duration = Double(micros) / 1_000_000
                 let rate = Double(fileSize) * 8 * 1_000_000 / Double(micros)
                 if rate < Double(Int64.max) { bitRate = Int64(rate) }
+                // A stream with no timestamp at all takes the file's span (libavformat's
+                // `fill_all_stream_timings`), rescaled to 90 kHz ticks.
+                let ticks = (micros * 90_000 + 500_000) / 1_000_000
+                for (i, s) in streams.enumerated() where s.firstPTS == nil { out[i].durationSeconds = Double(ticks) / 90_000 }
             }
             return AVProbe.Result(format: FormatFacts(name: "mpegts", durationSeconds: duration, bitRate: bitRate, tags: [:]), streams: out)
         }
