@@ -54,7 +54,7 @@ int shoebox_xxh3_128_update_mapped(int fd, uint64_t offset, uint64_t length, XXH
     sigjmp_buf jump;
     if (sigsetjmp(jump, 1) == 0) {
         guard = &jump;
-        XXH3_128bits_update(state, (const char *)map + lead, (size_t)length);
+        shoebox_xxh3_128_update(state, (const char *)map + lead, (size_t)length);
         guard = NULL;
     } else {
         result = 2;

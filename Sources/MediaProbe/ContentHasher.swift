@@ -1,3 +1,4 @@
+import CMappedHash
 import CXXHash
 import Synchronization
 
@@ -87,7 +88,7 @@ public enum ContentHasher {
         func free() { XXH3_freeState(state) }
 
         func update(_ p: UnsafeRawPointer?, _ n: Int) throws(ProbeError) {
-            guard XXH3_128bits_update(state, p, n) == XXH_OK else {
+            guard shoebox_xxh3_128_update(state, p, n) == XXH_OK else {
                 throw ProbeError(.library, "update failed", function: "XXH3_128bits_update")
             }
         }

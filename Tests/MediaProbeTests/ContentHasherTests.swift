@@ -1,3 +1,4 @@
+import CXXHash
 import Foundation
 import Testing
 
@@ -31,6 +32,28 @@ import Testing
         for mode in HashMode.allCases {
             let fromFile = try ContentHasher.hash(FileSource(path: path), mode: mode)
             #expect(fromFile == (try ContentHasher.hash(MemorySource(b), mode: mode)), "\(size) bytes, \(mode)")
+        }
+    }
+
+    /// The streaming update runs through the CPU-dispatched entry point (AVX2/AVX-512 on x86): its digest
+    /// must be the portable one-shot XXH3-128's, or every stored content hash would change.
+    @Test func dispatchedUpdateGivesThePortableDigest() throws {
+        for size in [0, 1, 16, 17, 128, 129, 240, 241, 1024, 100_003, (1 << 20) + 7] {
+            let b = Self.bytes(size, seed: UInt64(size) &+ 99)
+            let state = try ContentHasher.State()
+            defer { state.free() }
+            // In uneven pieces, as reads and mapped chunks arrive.
+            var offset = 0
+            var piece = 1
+            while offset < size {
+                let n = min(piece, size - offset)
+                let chunk = Array(b[offset..<(offset + n)])
+                try state.update(chunk, n)
+                offset += n
+                piece = piece * 3 + 1
+            }
+            let portable = b.withUnsafeBytes { XXH3_128bits($0.baseAddress, size) }
+            #expect(state.digest() == ContentHasher.hex64(portable.high64) + ContentHasher.hex64(portable.low64), "\(size) bytes")
         }
     }
 
