@@ -21,6 +21,8 @@ public struct IngestOptions: Sendable {
     public var countFirst = false
     /// Run the organize stage (bursts, moments, albums, smart albums) after the commit.
     public var organize = true
+    /// Recompute the whole organize stage even when only some assets changed (tests compare the two).
+    public var fullOrganize = false
     /// The optional thumbnails stage (nil: off).
     public var thumbnails: ThumbnailRequest?
     /// After the thumbnails stage, delete stale thumbnails (see `ThumbnailPruner`).
@@ -317,7 +319,9 @@ public final class Ingestor: Sendable {
         // A gazetteer added, removed or updated re-derives places (and the moment titles made from them).
         let placesStale = try PlaceStage.gazetteerChanged(catalog)
         if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized || !options.userSmartAlbums.isEmpty || placesStale) {
-            let o = try Organizer.run(catalog, runID: runID, userSmartAlbums: options.userSmartAlbums)
+            // Incremental unless the rules or the gazetteer changed (organize is then recomputed whole).
+            let o = try Organizer.run(
+                catalog, runID: runID, userSmartAlbums: options.userSmartAlbums, full: rederive || placesStale || neverOrganized || options.fullOrganize)
             summary.organized = o
             if let note = PlaceStage.missingNote { summary.notes.append(note) }
         }
