@@ -154,7 +154,7 @@ extension Catalog {
                 for lid in only {
                     guard let r = try Row.fetchOne(one, arguments: [lid]) else { continue }
                     try apply(r)
-                    try derived.execute(arguments: [lid])
+                    if !(r["places_derived"] as Bool) { try derived.execute(arguments: [lid]) }
                 }
                 return records
             }

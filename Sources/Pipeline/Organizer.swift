@@ -14,12 +14,15 @@ public enum Organizer {
         public var moments = 0
         public var albums = 0
         public var records = 0
-        /// Assets with a place name, and dates given a local time by their zone.
+        /// Assets with a place name, and dates given a local time by their zone, among those derived this run
+        /// (every asset in a full organize).
         public var places = 0
         public var zones = 0
         /// Whether only what changed was recomputed, and how many assets had changed.
         public var incremental = false
         public var changedAssets = 0
+        /// Seconds spent in each step, in order (Benchmarks/README.md).
+        public var steps: [(name: String, seconds: Double)] = []
     }
 
     /// Organizes the catalog. `full` recomputes everything (a first organize, a rules or gazetteer change,
@@ -32,7 +35,13 @@ public enum Organizer {
         full: Bool = true
     ) throws -> Summary {
         var summary = Summary()
+        var clock = Date()
+        func step(_ name: String) {
+            summary.steps.append((name, Date().timeIntervalSince(clock)))
+            clock = Date()
+        }
         let changes = full ? nil : try catalog.organizeChanges()
+        step("changes")
         summary.incremental = changes != nil
         var touched = Set<String>()  // assets whose recorded inputs are renewed (incremental runs)
         if let changes {
@@ -40,37 +49,20 @@ public enum Organizer {
             touched.formUnion(changes.after.map(\.localIdentifier))
             summary.changedAssets = touched.count
             try incrementalBursts(catalog, changes, runID: runID, summary: &summary, touched: &touched)
+            step("bursts")
             try incrementalPlaces(catalog, changes, runID: runID, summary: &summary)
         } else {
             try fullBursts(catalog, runID: runID, summary: &summary)
+            step("bursts")
             try fullPlaces(catalog, runID: runID, summary: &summary)
         }
+        step("places")
         try PlaceStage.recordIdentity(catalog)
 
-        // Moments, clusters and years on local days, from the dates the places step stored.
-        var items: [MomentItem] = []
-        try catalog.momentInputs { id, d, latitude, longitude, place in
-            guard let t = Classifier.epochSeconds(d.local) else { return }
-            items.append(
-                MomentItem(
-                    id: id, instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)), latitude: latitude,
-                    longitude: longitude, place: place))
-        }
-        let previous = try catalog.moments().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
-        let result = MomentSegmenter.segment(items, previous: previous)
-        items = []
-        summary.moments = result.moments.count
-        var collections = result.moments.map { m in
-            CollectionSpec(
-                localIdentifier: m.localIdentifier, type: .moment, subtype: AssetCollectionSubtype(rawValue: 0), title: m.title,
-                startDate: iso(m.startInstant), endDate: iso(m.endInstant), latitude: m.approximateLocation?.latitude,
-                longitude: m.approximateLocation?.longitude, members: m.members)
-        }
-        var lists = (result.clusters + result.years).map { l in
-            CollectionListSpec(
-                localIdentifier: l.localIdentifier, type: .momentList, subtype: l.subtype, title: l.title, startDate: iso(l.startInstant),
-                endDate: iso(l.endInstant), children: l.moments)
-        }
+        // Moments, clusters and years on local days, from the dates the places step stored (in a function
+        // of their own, so the items, the stored moments and the segmenter's result are freed before albums).
+        var (collections, lists) = try moments(catalog, summary: &summary)
+        step("moments")
 
         // Albums and folders from the directory tree, one root at a time.
         let takeout = try catalog.takeoutAlbumTitles()
@@ -91,6 +83,7 @@ public enum Organizer {
         }
         flushRoot()
         summary.albums = collections.filter { $0.type == .album }.count
+        step("albums")
 
         // Smart albums: definitions only; membership is computed when read.
         for d in SmartAlbums.builtIn + userSmartAlbums {
@@ -102,8 +95,37 @@ public enum Organizer {
         summary.records += try catalog.storeCollections(
             collections, replacing: [.moment, .album, .smartAlbum], lists: lists, replacingLists: [.momentList, .folder], runID: runID
         ).count
+        step("store")
         try catalog.recordOrganizeInputs(changes == nil ? nil : touched.sorted())
+        step("record")
         return summary
+    }
+
+    /// Every dated asset's moment item, segmented with the stored moments as the previous ones.
+    static func moments(_ catalog: Catalog, summary: inout Summary) throws -> ([CollectionSpec], [CollectionListSpec]) {
+        var items: [MomentItem] = []
+        try catalog.momentInputs { id, d, latitude, longitude, place in
+            guard let t = Classifier.epochSeconds(d.local) else { return }
+            items.append(
+                MomentItem(
+                    id: id, instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)), latitude: latitude,
+                    longitude: longitude, place: place))
+        }
+        let previous = try catalog.moments().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
+        let result = MomentSegmenter.segment(items, previous: previous)
+        summary.moments = result.moments.count
+        let collections = result.moments.map { m in
+            CollectionSpec(
+                localIdentifier: m.localIdentifier, type: .moment, subtype: AssetCollectionSubtype(rawValue: 0), title: m.title,
+                startDate: iso(m.startInstant), endDate: iso(m.endInstant), latitude: m.approximateLocation?.latitude,
+                longitude: m.approximateLocation?.longitude, members: m.members)
+        }
+        let lists = (result.clusters + result.years).map { l in
+            CollectionListSpec(
+                localIdentifier: l.localIdentifier, type: .momentList, subtype: l.subtype, title: l.title, startDate: iso(l.startInstant),
+                endDate: iso(l.endInstant), children: l.moments)
+        }
+        return (collections, lists)
     }
 
     /// One root's albums and folders from the directory tree.
@@ -226,10 +248,11 @@ public enum Organizer {
     /// its own position; a date without an offset borrows one from the nearest anchor of the same camera
     /// within `PlaceInference.neighbourWindowSeconds` (3 h) of wall clock or instant, and a wall clock is
     /// within a day of its instant, so an asset's result depends only on assets of its camera at most
-    /// `placeReachDays` (2) capture days away. A range is derived with `placeInputDays` (4) days of
-    /// neighbours on each side and stored for its own days only.
+    /// `placeReachDays` (2) capture days away. A range of days is derived with `placeReachDays` days of
+    /// neighbours on each side and stored for its own days only; an incremental run derives the days within
+    /// `placeReachDays` of a changed asset, so it reads `placeInputDays` (4) days either side of it.
     static let placeReachDays = 2
-    static let placeInputDays = 4
+    static let placeInputDays = 2 * placeReachDays
     static let placeChunkAssets = 5000
 
     /// Every dated asset, in ranges of about `placeChunkAssets` (memory: one range and its neighbours), then the undated ones.
@@ -237,16 +260,18 @@ public enum Organizer {
         var first: String?, last = "", n = 0
         func flush() throws {
             guard let f = first else { return }
-            let inputs = try catalog.organizeRows(datedFrom: shiftDay(f, -placeInputDays) ?? f, before: shiftDay(last, placeInputDays + 1) ?? last + "~")
+            let inputs = try catalog.organizeRows(datedFrom: shiftDay(f, -placeReachDays) ?? f, before: shiftDay(last, placeReachDays + 1) ?? last + "~")
             try places(catalog, inputs: inputs, subjects: inputs.filter { r in r.day.map { $0 >= f && $0 <= last } ?? false }, runID: runID, summary: &summary)
             first = nil
             n = 0
         }
+        // A range ends where the next day is more than `placeReachDays` days on (its neighbours read are then
+        // its own assets only), or, in a library dense with days, at 4 × `placeChunkAssets` anyway.
         for (day, count) in try catalog.organizeDays() {
+            if n >= placeChunkAssets, n >= 4 * placeChunkAssets || (shiftDay(last, placeReachDays + 1).map { $0 <= day } ?? true) { try flush() }
             if first == nil { first = day }
             last = day
             n += count
-            if n >= placeChunkAssets { try flush() }
         }
         try flush()
         let undated = try catalog.organizeRows(where: "creation_date IS NULL", arguments: [])

@@ -34,6 +34,24 @@ import Testing
         return try await Ingestor(options: o, catalog: catalog).run()
     }
 
+    /// Organizes the catalog incrementally, and a copy of it fully; expects the two to agree on everything
+    /// organize decides. Returns the incremental summary and state.
+    static func organizeBothWays(_ catalog: Catalog, _ s: IngestTests.Scratch) throws -> (Organizer.Summary, [String: [String]]) {
+        let fullPath = s.url.appendingPathComponent("full-\(UUID().uuidString).sqlite").path
+        try catalog.copy(to: fullPath)
+        let fullCatalog = try Catalog(path: fullPath)
+        let t = try Self.token(s.catalogPath)
+        let incremental = try Organizer.run(catalog, runID: nil, full: false)
+        let full = try Organizer.run(fullCatalog, runID: nil, full: true)
+        #expect(incremental.incremental && !full.incremental)
+        let a = try OrganizeState.read(s.catalogPath, after: t), b = try OrganizeState.read(fullPath, after: t)
+        for key in a.keys.sorted() {
+            let x = a[key] ?? [], y = b[key] ?? []
+            #expect(x == y, "\(key): incremental \(x.count), full \(y.count); first differences: \(Array(x.difference(from: y).prefix(4)))")
+        }
+        return (incremental, a)
+    }
+
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func incrementalOrganizeEqualsFullOrganize() async throws {
         let s = try IngestTests.Scratch()
@@ -64,21 +82,8 @@ import Testing
         _ = try await Self.ingest(tree.path, catalog, organize: false)
 
         // The same state organized two ways.
-        let fullPath = s.url.appendingPathComponent("full.sqlite").path
-        try catalog.copy(to: fullPath)
-        let fullCatalog = try Catalog(path: fullPath)
-        let t1 = try Self.token(s.catalogPath)
-        let incremental = try Organizer.run(catalog, runID: nil, full: false)
-        let full = try Organizer.run(fullCatalog, runID: nil, full: true)
-        #expect(incremental.incremental && !full.incremental)
+        let (incremental, a) = try Self.organizeBothWays(catalog, s)
         #expect(incremental.changedAssets > 0 && incremental.changedAssets < 40, "changed: \(incremental.changedAssets)")
-        let a = try OrganizeState.read(s.catalogPath, after: t1), b = try OrganizeState.read(fullPath, after: t1)
-        for key in a.keys.sorted() {
-            let x = a[key] ?? [], y = b[key] ?? []
-            #expect(
-                x == y,
-                "\(key): incremental \(x.count), full \(y.count); first differences: \(Array(x.difference(from: y).prefix(4)))")
-        }
         #expect(!(a["history"] ?? []).isEmpty, "the change shows in the history")
         #expect(try catalog.collections(type: .moment).count > 3)
 
@@ -87,5 +92,36 @@ import Testing
         let again = try await Self.ingest(tree.path, catalog)
         #expect(again.organized == nil || again.organized?.incremental == true)
         #expect(try catalog.changes(since: t2).isEmpty)
+    }
+
+    /// A date without an offset borrows its zone from the same camera up to 3 hours away, across midnight
+    /// and across folders: removing the anchor late on one day changes a photo of the next day, which the
+    /// incremental organize must derive again (it reaches 2 days either side of a changed asset).
+    @Test(.enabled(if: GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"), "needs the gazetteer and exiftool"))
+    func placesReachTheNextDay() async throws {
+        try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        let border = Corpus.fixtures.appendingPathComponent("generated/places/border")
+        for (name, to, date) in [
+            ("elvas.jpg", "a/anchor.jpg", "2023:07:01 23:30:00"), ("elvas-nogps.jpg", "b/after-midnight.jpg", "2023:07:02 00:50:00"),
+            ("badajoz.jpg", "c/other.jpg", "2023:07:05 10:00:00"),
+        ] {
+            let target = tree.appendingPathComponent(to)
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: border.appendingPathComponent(name), to: target)
+            let r = try Subprocess.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-AllDates=" + date, target.path])
+            try #require(r.status == 0, "exiftool: \(r.stderr)")
+        }
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog)
+        let borrowed = try #require(try catalog.findAsset("b/after-midnight.jpg"))
+        #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate?.description == "2023-07-02T00:50:00+01:00")
+
+        try FileManager.default.removeItem(at: tree.appendingPathComponent("a/anchor.jpg"))
+        _ = try await Self.ingest(tree.path, catalog, organize: false)
+        let (incremental, _) = try Self.organizeBothWays(catalog, s)
+        #expect(incremental.changedAssets == 1)
+        #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate == nil, "nothing to borrow from any more")
     }
 }
