@@ -126,10 +126,13 @@ extension Catalog {
     /// migration) is written without a change record: its `inserted` change covers it, as for every other
     /// property, and an interrupted ingest resumed later writes the same history as one that was not.
     ///
-    /// With `only`, just those assets (by local identifier) are compared and written, as if `infos` were
-    /// every asset's: the organize stage derives places a range of days at a time.
+    /// With `only` (local identifiers) or `condition` (SQL on `asset`), just those assets are compared and
+    /// written, as if `infos` were every asset's: the organize stage derives places a range of days at a time.
     @discardableResult
-    public func applyPlaces(_ infos: [String: AssetPlaceInfo], only: [String]? = nil, runID: Int64?) throws(CatalogError) -> [ChangeRecord] {
+    public func applyPlaces(
+        _ infos: [String: AssetPlaceInfo], only: [String]? = nil, where condition: String? = nil, arguments: [String] = [],
+        runID: Int64?
+    ) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
             let setAll = try db.cachedStatement(
@@ -156,6 +159,15 @@ extension Catalog {
                     try apply(r)
                     if !(r["places_derived"] as Bool) { try derived.execute(arguments: [lid]) }
                 }
+                return records
+            }
+            if let condition {
+                let columns = "id, local_identifier, places_derived, \(AssetPlaceInfo.columns)"
+                for r in try Row.fetchAll(db, sql: "SELECT \(columns) FROM asset WHERE trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments)) {
+                    try apply(r)
+                }
+                try db.execute(
+                    sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments))
                 return records
             }
             // In batches by row id: memory stays one batch, and the rows updated are never ones a statement

@@ -261,7 +261,10 @@ public enum Organizer {
         func flush() throws {
             guard let f = first else { return }
             let inputs = try catalog.organizeRows(datedFrom: shiftDay(f, -placeReachDays) ?? f, before: shiftDay(last, placeReachDays + 1) ?? last + "~")
-            try places(catalog, inputs: inputs, subjects: inputs.filter { r in r.day.map { $0 >= f && $0 <= last } ?? false }, runID: runID, summary: &summary)
+            // The range's own days: the same assets as a day filter (a day is the date's first ten characters).
+            let end = shiftDay(last, 1) ?? last + "~"
+            let subjects = inputs.filter { r in r.creationDate.map { $0.local >= f && $0.local < end } ?? false }
+            try places(catalog, inputs: inputs, subjects: subjects, scope: ("creation_date >= ? AND creation_date < ?", [f, end]), runID: runID, summary: &summary)
             first = nil
             n = 0
         }
@@ -275,7 +278,7 @@ public enum Organizer {
         }
         try flush()
         let undated = try catalog.organizeRows(where: "creation_date IS NULL", arguments: [])
-        try places(catalog, inputs: undated, subjects: undated, runID: runID, summary: &summary)
+        try places(catalog, inputs: undated, subjects: undated, scope: ("creation_date IS NULL", []), runID: runID, summary: &summary)
     }
 
     /// The changed assets and every asset of the same camera within `placeReachDays` of one of them, before or after the change.
@@ -299,14 +302,18 @@ public enum Organizer {
         try places(catalog, inputs: inputs, subjects: subjects, runID: runID, summary: &summary)
     }
 
-    /// Derives the places of `inputs` and stores those of `subjects`.
-    static func places(_ catalog: Catalog, inputs: [OrganizeRow], subjects: [OrganizeRow], runID: Int64?, summary: inout Summary) throws {
+    /// Derives the places of `inputs` and stores those of `subjects` (which `scope`, SQL on `asset`, selects
+    /// too when given: the rows are then read in one statement, not one by one).
+    static func places(
+        _ catalog: Catalog, inputs: [OrganizeRow], subjects: [OrganizeRow], scope: (String, [String])? = nil, runID: Int64?,
+        summary: inout Summary
+    ) throws {
         guard !subjects.isEmpty else { return }
         var infos = PlaceStage.derive(inputs)
         let ids = subjects.map(\.localIdentifier)
         let keep = Set(ids)
         infos = infos.filter { keep.contains($0.key) }
-        summary.records += try catalog.applyPlaces(infos, only: ids, runID: runID).count
+        summary.records += try catalog.applyPlaces(infos, only: scope == nil ? ids : nil, where: scope?.0, arguments: scope?.1 ?? [], runID: runID).count
         summary.places += infos.values.filter { $0.placeID != nil }.count
         summary.zones += infos.values.filter { $0.localDate != nil }.count
     }
