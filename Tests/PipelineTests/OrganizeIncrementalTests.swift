@@ -47,7 +47,9 @@ import Testing
         let a = try OrganizeState.read(s.catalogPath, after: t), b = try OrganizeState.read(fullPath, after: t)
         for key in a.keys.sorted() {
             let x = a[key] ?? [], y = b[key] ?? []
-            #expect(x == y, "\(key): incremental \(x.count), full \(y.count); first differences: \(Array(x.difference(from: y).prefix(4)))")
+            #expect(
+                x == y,
+                "\(key): incremental \(x.count), full \(y.count); first differences: \(Array(x.difference(from: y).prefix(4)))")
         }
         return (incremental, a)
     }
@@ -97,14 +99,18 @@ import Testing
     /// A date without an offset borrows its zone from the same camera up to 3 hours away, across midnight
     /// and across folders: removing the anchor late on one day changes a photo of the next day, which the
     /// incremental organize must derive again (it reaches 2 days either side of a changed asset).
-    @Test(.enabled(if: GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"), "needs the gazetteer and exiftool"))
+    @Test(
+        .enabled(
+            if: GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"),
+            "needs the gazetteer and exiftool"))
     func placesReachTheNextDay() async throws {
         try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
         let s = try IngestTests.Scratch()
         let tree = s.url.appendingPathComponent("tree")
         let border = Corpus.fixtures.appendingPathComponent("generated/places/border")
         for (name, to, date) in [
-            ("elvas.jpg", "a/anchor.jpg", "2023:07:01 23:30:00"), ("elvas-nogps.jpg", "b/after-midnight.jpg", "2023:07:02 00:50:00"),
+            ("elvas.jpg", "a/anchor.jpg", "2023:07:01 23:30:00"),
+            ("elvas-nogps.jpg", "b/after-midnight.jpg", "2023:07:02 00:50:00"),
             ("badajoz.jpg", "c/other.jpg", "2023:07:05 10:00:00"),
         ] {
             let target = tree.appendingPathComponent(to)
@@ -123,5 +129,28 @@ import Testing
         let (incremental, _) = try Self.organizeBothWays(catalog, s)
         #expect(incremental.changedAssets == 1)
         #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate == nil, "nothing to borrow from any more")
+    }
+
+    /// Apple's BurstUUID groups frames across folders: when the representative goes, the frame that takes
+    /// over is in another folder, which the incremental organize reaches by following the identifier.
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func burstAcrossFoldersFollowsItsIdentifier() async throws {
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        let frames = ["IMG_0658", "IMG_0664", "IMG_0667", "IMG_0675"].map { "osxphotos/media_types/\($0).JPG" }
+        try Self.link([frames[0], frames[2], frames[3]], into: tree)
+        try Self.link([frames[1]], into: tree.appendingPathComponent("other"))
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog)
+        let moved = try #require(try catalog.findAsset("other/" + frames[1]))
+        #expect(moved.asset.burstIdentifier == "D4E4B3D1-0E45-4987-BE12-76D604E25D2C" && !moved.asset.representsBurst)
+
+        try FileManager.default.removeItem(at: tree.appendingPathComponent(frames[0]))
+        _ = try await Self.ingest(tree.path, catalog, organize: false)
+        let (incremental, _) = try Self.organizeBothWays(catalog, s)
+        #expect(incremental.changedAssets == 1)
+        #expect(
+            try catalog.findAsset("other/" + frames[1])?.asset.representsBurst == true,
+            "the earliest frame left represents the burst")
     }
 }
