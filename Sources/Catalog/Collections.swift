@@ -111,16 +111,10 @@ public struct StoredCollection: Sendable, Equatable {
 }
 
 extension Catalog {
-    /// Every live asset, in capture order, with what organizing needs.
-    ///
-    /// Read through a cursor (one row decoded at a time, not the whole result as GRDB rows first), and the
-    /// values many assets share — the root, make, model, the date's source — are stored once: at 100k
-    /// assets this list is most of the organize stage's memory (issue 17, docs/architecture.md).
-    public func organizeRows() throws(CatalogError) -> [OrganizeRow] {
-        try organizeRows(where: "1 = 1", arguments: [])
-    }
-
-    /// The live assets matching an SQL condition on `asset` (columns unqualified), in capture order.
+    /// The live assets matching an SQL condition on `asset` (columns unqualified), in capture order, with
+    /// what organizing needs. Read through a cursor, and the values many assets share — the root, make,
+    /// model, the date's source, the directory — are stored once. Organize reads a group of folders or a
+    /// range of days at a time, never every asset (issue 17, docs/architecture.md).
     public func organizeRows(where condition: String, arguments: StatementArguments) throws(CatalogError) -> [OrganizeRow] {
         try read { db in
             var out: [OrganizeRow] = []

@@ -82,6 +82,13 @@ extension Catalog {
         }
     }
 
+    /// Forgets that the recorded inputs are complete: a full organize starts so, and only its end records
+    /// them again, so one that stops half-way (rules or gazetteer changed, its outputs half written) is
+    /// followed by another full one, not an incremental one that trusts the old record.
+    public func forgetOrganizeInputs() throws(CatalogError) {
+        try setMetaValue(Self.organizeInputMetaKey, nil)
+    }
+
     /// The catalog directories holding live assets, with how many each holds, in order.
     public func organizeDirectories() throws(CatalogError) -> [(dir: String, assets: Int)] {
         try read { db in

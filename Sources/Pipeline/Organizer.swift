@@ -41,6 +41,7 @@ public enum Organizer {
             clock = Date()
         }
         let changes = full ? nil : try catalog.organizeChanges()
+        if changes == nil { try catalog.forgetOrganizeInputs() }
         step("changes")
         summary.incremental = changes != nil
         var touched = Set<String>()  // assets whose recorded inputs are renewed (incremental runs)
