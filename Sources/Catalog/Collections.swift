@@ -19,8 +19,25 @@ public struct OrganizeRow: Sendable {
     /// Where the date came from (`… photoTakenTime (UTC)` marks a UTC instant rather than a wall clock).
     public var creationDateSource: String? = nil
 
+    /// The catalog's directory of the asset (`asset.dir`): what organize recomputes bursts by.
+    public var dir: String = ""
+
     /// The folder of the asset's primary file: the root and the path's directory.
     public var folder: String { root + "/" + primaryPath.split(separator: "/").dropLast().joined(separator: "/") }
+
+    /// The local calendar day of the capture date as written (`YYYY-MM-DD`), nil without a date.
+    public var day: String? { creationDate.map { String($0.local.prefix(10)) } }
+}
+
+extension OrganizeRow {
+    init(row r: Row, shared: inout StringInterner) {
+        self.init(
+            localIdentifier: r[0], root: shared.intern(r[1] as String), primaryPath: r[2], filename: r[3],
+            creationDate: (r[4] as String?).map { AssetDate(local: $0, offsetSeconds: r[5]) },
+            make: shared.intern(r[6] as String?), model: shared.intern(r[7] as String?), burstIdentifier: r[8],
+            representsBurst: r[9], burstSelectionTypes: UInt(r[10] as Int64), latitude: r[11], longitude: r[12],
+            creationDateSource: shared.intern(r[13] as String?), dir: shared.intern(r[14] as String))
+    }
 }
 
 /// A collection to store: a moment, an album or a smart album.
@@ -94,35 +111,29 @@ public struct StoredCollection: Sendable, Equatable {
 }
 
 extension Catalog {
-    /// Every live asset, in capture order, with what organizing needs.
-    ///
-    /// Read through a cursor (one row decoded at a time, not the whole result as GRDB rows first), and the
-    /// values many assets share — the root, make, model, the date's source — are stored once: at 100k
-    /// assets this list is most of the organize stage's memory (issue 17, docs/architecture.md).
-    public func organizeRows() throws(CatalogError) -> [OrganizeRow] {
+    /// The live assets matching an SQL condition on `asset` (columns unqualified), in capture order, with
+    /// what organizing needs. Read through a cursor, and the values many assets share — the root, make,
+    /// model, the date's source, the directory — are stored once. Organize reads a group of folders or a
+    /// range of days at a time, never every asset (issue 17, docs/architecture.md).
+    public func organizeRows(where condition: String, arguments: StatementArguments) throws(CatalogError) -> [OrganizeRow] {
         try read { db in
             var out: [OrganizeRow] = []
-            out.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL") ?? 0)
             var shared = StringInterner()
             let rows = try Row.fetchCursor(
                 db,
-                sql: """
-                    SELECT local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, burst_identifier,
-                        represents_burst, burst_selection_types, latitude, longitude, creation_date_source
-                    FROM asset WHERE trashed_at IS NULL ORDER BY creation_date, id
-                    """)
-            while let r = try rows.next() {
-                out.append(
-                    OrganizeRow(
-                        localIdentifier: r[0], root: shared.intern(r[1] as String), primaryPath: r[2], filename: r[3],
-                        creationDate: (r[4] as String?).map { AssetDate(local: $0, offsetSeconds: r[5]) },
-                        make: shared.intern(r[6] as String?), model: shared.intern(r[7] as String?), burstIdentifier: r[8],
-                        representsBurst: r[9], burstSelectionTypes: UInt(r[10] as Int64), latitude: r[11], longitude: r[12],
-                        creationDateSource: shared.intern(r[13] as String?)))
-            }
+                sql: "SELECT \(Self.organizeColumns) FROM asset WHERE trashed_at IS NULL AND (\(condition)) ORDER BY creation_date, id",
+                arguments: arguments)
+            while let r = try rows.next() { out.append(OrganizeRow(row: r, shared: &shared)) }
             return out
         }
     }
+
+    /// The `asset` columns an `OrganizeRow` is read from, in `OrganizeRow(row:shared:)`'s order (the
+    /// organize inputs snapshot has the same columns).
+    static let organizeColumns = """
+        local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, burst_identifier,
+        represents_burst, burst_selection_types, latitude, longitude, creation_date_source, dir
+        """
 
     /// Sets burst fields; records an `updated` change for each asset whose fields changed.
     @discardableResult

@@ -20,7 +20,7 @@ public enum MergeTables {
     public static let roles: [String: MergeTableRole] = [
         "file": .merged, "file_facts": .merged, "error": .merged,
         "asset": .derived, "resource": .derived, "collection": .derived, "collection_membership": .derived,
-        "collection_list": .derived, "folder_digest": .derived,
+        "collection_list": .derived, "folder_digest": .derived, "organize_input": .derived,
         "meta": .local, "ingest_run": .local, "change": .local, "grdb_migrations": .local, "sqlite_sequence": .local,
     ]
 

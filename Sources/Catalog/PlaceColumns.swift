@@ -125,14 +125,51 @@ extension Catalog {
     /// asset the places step meets for the first time (`places_derived` = 0: new, or from before the places
     /// migration) is written without a change record: its `inserted` change covers it, as for every other
     /// property, and an interrupted ingest resumed later writes the same history as one that was not.
+    ///
+    /// With `only` (local identifiers) or `condition` (SQL on `asset`), just those assets are compared and
+    /// written, as if `infos` were every asset's: the organize stage derives places a range of days at a time.
     @discardableResult
-    public func applyPlaces(_ infos: [String: AssetPlaceInfo], runID: Int64?) throws(CatalogError) -> [ChangeRecord] {
+    public func applyPlaces(
+        _ infos: [String: AssetPlaceInfo], only: [String]? = nil, where condition: String? = nil, arguments: [String] = [],
+        runID: Int64?
+    ) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
             let setAll = try db.cachedStatement(
                 sql: "UPDATE asset SET "
                     + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
                     .joined(separator: ", ") + " WHERE local_identifier = ?")
+            func apply(_ r: Row) throws {
+                let lid: String = r["local_identifier"]
+                let old = AssetPlaceInfo(row: r)
+                let new = infos[lid] ?? AssetPlaceInfo()
+                let props = new.changedProperties(from: old)
+                guard !props.isEmpty else { return }
+                var args = new.arguments
+                args += [lid]
+                try setAll.execute(arguments: args)
+                if r["places_derived"] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
+            }
+            if let only {
+                let one = try db.cachedStatement(
+                    sql: "SELECT id, local_identifier, places_derived, \(AssetPlaceInfo.columns) FROM asset WHERE trashed_at IS NULL AND local_identifier = ?")
+                let derived = try db.cachedStatement(sql: "UPDATE asset SET places_derived = 1 WHERE local_identifier = ? AND places_derived = 0")
+                for lid in only {
+                    guard let r = try Row.fetchOne(one, arguments: [lid]) else { continue }
+                    try apply(r)
+                    if !(r["places_derived"] as Bool) { try derived.execute(arguments: [lid]) }
+                }
+                return records
+            }
+            if let condition {
+                let columns = "id, local_identifier, places_derived, \(AssetPlaceInfo.columns)"
+                for r in try Row.fetchAll(db, sql: "SELECT \(columns) FROM asset WHERE trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments)) {
+                    try apply(r)
+                }
+                try db.execute(
+                    sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments))
+                return records
+            }
             // In batches by row id: memory stays one batch, and the rows updated are never ones a statement
             // still has to step over.
             let batch = try db.cachedStatement(
@@ -142,17 +179,7 @@ extension Catalog {
                 let rows = try Row.fetchAll(batch, arguments: [after])
                 guard let last = rows.last else { break }
                 after = last["id"]
-                for r in rows {
-                    let lid: String = r["local_identifier"]
-                    let old = AssetPlaceInfo(row: r)
-                    let new = infos[lid] ?? AssetPlaceInfo()
-                    let props = new.changedProperties(from: old)
-                    guard !props.isEmpty else { continue }
-                    var args = new.arguments
-                    args += [lid]
-                    try setAll.execute(arguments: args)
-                    if r["places_derived"] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
-                }
+                for r in rows { try apply(r) }
             }
             try db.execute(sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL")
             return records

@@ -301,6 +301,11 @@ enum Schema {
                     CREATE INDEX asset_place_country ON asset(place_country);
                     """)
         }
+        m.registerMigration("organize: inputs of the last organize") { db in
+            // What the organize stage last read of each live asset (docs/architecture.md, organize), so the
+            // next one recomputes bursts, places and moments only where those inputs changed.
+            try db.execute(sql: Catalog.organizeInputTable)
+        }
         return m
     }
 }

@@ -21,6 +21,8 @@ public struct IngestOptions: Sendable {
     public var countFirst = false
     /// Run the organize stage (bursts, moments, albums, smart albums) after the commit.
     public var organize = true
+    /// Recompute the whole organize stage even when only some assets changed (tests compare the two).
+    public var fullOrganize = false
     /// The optional thumbnails stage (nil: off).
     public var thumbnails: ThumbnailRequest?
     /// After the thumbnails stage, delete stale thumbnails (see `ThumbnailPruner`).
@@ -333,8 +335,19 @@ public final class Ingestor: Sendable {
         let neverOrganized = try catalog.collectionCount(type: .smartAlbum) == 0
         // A gazetteer added, removed or updated re-derives places (and the moment titles made from them).
         let placesStale = try PlaceStage.gazetteerChanged(catalog)
+        let fullOrganizeEnv = ProcessInfo.processInfo.environment["SHOEBOX_FULL_ORGANIZE"] != nil
         if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized || !options.userSmartAlbums.isEmpty || placesStale) {
-            let o = try Organizer.run(catalog, runID: runID, userSmartAlbums: options.userSmartAlbums)
+            // Incremental unless the rules or the gazetteer changed (organize is then recomputed whole).
+            let organizeStart = Date()
+            let o = try Organizer.run(
+                catalog, runID: runID, userSmartAlbums: options.userSmartAlbums, full: rederive || placesStale || neverOrganized || options.fullOrganize || fullOrganizeEnv)
+            // Benchmarks/README.md: the organize stage's time on its own.
+            if ProcessInfo.processInfo.environment["SHOEBOX_ORGANIZE_TIMING"] != nil {
+                let how = o.incremental ? "incremental, \(o.changedAssets) assets changed" : "full"
+                let steps = o.steps.map { "\($0.name) \(String(format: "%.2f", $0.seconds))" }.joined(separator: ", ")
+                FileHandle.standardError.write(
+                    Data("organize: \(String(format: "%.2f", Date().timeIntervalSince(organizeStart))) s (\(how)): \(steps)\n".utf8))
+            }
             summary.organized = o
             if let note = PlaceStage.missingNote { summary.notes.append(note) }
         }

@@ -14,20 +14,207 @@ public enum Organizer {
         public var moments = 0
         public var albums = 0
         public var records = 0
-        /// Assets with a place name, and dates given a local time by their zone.
+        /// Assets with a place name, and dates given a local time by their zone, among those derived this run
+        /// (every asset in a full organize).
         public var places = 0
         public var zones = 0
+        /// Whether only what changed was recomputed, and how many assets had changed.
+        public var incremental = false
+        public var changedAssets = 0
+        /// Seconds spent in each step, in order (Benchmarks/README.md).
+        public var steps: [(name: String, seconds: Double)] = []
     }
 
+    /// Organizes the catalog. `full` recomputes everything (a first organize, a rules or gazetteer change,
+    /// `rederive`, a merge); otherwise only what the assets changed since the last organize can touch is
+    /// recomputed — bursts of their folders, places of their cameras' neighbouring days — and the result is
+    /// exactly what a full organize gives (docs/architecture.md, organize). Without a record of a complete
+    /// earlier organize the run is full anyway.
     public static func run(
-        _ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums, userSmartAlbums: [SmartAlbumDefinition] = []
+        _ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums, userSmartAlbums: [SmartAlbumDefinition] = [],
+        full: Bool = true
     ) throws -> Summary {
         var summary = Summary()
-        let rows = try catalog.organizeRows()
+        var clock = Date()
+        func step(_ name: String) {
+            summary.steps.append((name, Date().timeIntervalSince(clock)))
+            clock = Date()
+        }
+        let changes = full ? nil : try catalog.organizeChanges()
+        if changes == nil { try catalog.forgetOrganizeInputs() }
+        step("changes")
+        summary.incremental = changes != nil
+        var touched = Set<String>()  // assets whose recorded inputs are renewed (incremental runs)
+        if let changes {
+            touched.formUnion(changes.before.map(\.localIdentifier))
+            touched.formUnion(changes.after.map(\.localIdentifier))
+            summary.changedAssets = touched.count
+            try incrementalBursts(catalog, changes, runID: runID, summary: &summary, touched: &touched)
+            step("bursts")
+            try incrementalPlaces(catalog, changes, runID: runID, summary: &summary)
+        } else {
+            try fullBursts(catalog, runID: runID, summary: &summary)
+            step("bursts")
+            try fullPlaces(catalog, runID: runID, summary: &summary)
+        }
+        step("places")
+        try PlaceStage.recordIdentity(catalog)
 
-        // Bursts. The candidates live only here: freed before places and moments make their own lists.
+        // Moments, clusters and years on local days, from the dates the places step stored (in a function
+        // of their own, so the items, the stored moments and the segmenter's result are freed before albums).
+        var (collections, lists) = try moments(catalog, summary: &summary)
+        step("moments")
+
+        // Albums and folders from the directory tree, one root at a time.
+        let takeout = try catalog.takeoutAlbumTitles()
+        var root = "", paths: [String] = [], idByPath: [String: String] = [:]
+        func flushRoot() {
+            guard !paths.isEmpty else { return }
+            albums(root: root, paths: paths, idByPath: idByPath, mode: folderAlbums, takeout: takeout, collections: &collections, lists: &lists)
+            paths = []
+            idByPath = [:]
+        }
+        try catalog.assetPaths { r, path, id in
+            if r != root {
+                flushRoot()
+                root = r
+            }
+            paths.append(path)
+            idByPath[path] = id
+        }
+        flushRoot()
+        summary.albums = collections.filter { $0.type == .album }.count
+        step("albums")
+
+        // Smart albums: definitions only; membership is computed when read.
+        for d in SmartAlbums.builtIn + userSmartAlbums {
+            collections.append(
+                CollectionSpec(
+                    localIdentifier: d.localIdentifier, type: .smartAlbum, subtype: d.subtype, title: d.title,
+                    predicate: ([d.predicate] + d.arguments).joined(separator: "\u{1F}")))
+        }
+        summary.records += try catalog.storeCollections(
+            collections, replacing: [.moment, .album, .smartAlbum], lists: lists, replacingLists: [.momentList, .folder], runID: runID
+        ).count
+        step("store")
+        try catalog.recordOrganizeInputs(changes == nil ? nil : touched.sorted())
+        step("record")
+        return summary
+    }
+
+    /// Every dated asset's moment item, segmented with the stored moments as the previous ones.
+    static func moments(_ catalog: Catalog, summary: inout Summary) throws -> ([CollectionSpec], [CollectionListSpec]) {
+        var items: [MomentItem] = []
+        try catalog.momentInputs { id, d, latitude, longitude, place in
+            guard let t = Classifier.epochSeconds(d.local) else { return }
+            items.append(
+                MomentItem(
+                    id: id, instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)), latitude: latitude,
+                    longitude: longitude, place: place))
+        }
+        let previous = try catalog.moments().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
+        let result = MomentSegmenter.segment(items, previous: previous)
+        summary.moments = result.moments.count
+        let collections = result.moments.map { m in
+            CollectionSpec(
+                localIdentifier: m.localIdentifier, type: .moment, subtype: AssetCollectionSubtype(rawValue: 0), title: m.title,
+                startDate: iso(m.startInstant), endDate: iso(m.endInstant), latitude: m.approximateLocation?.latitude,
+                longitude: m.approximateLocation?.longitude, members: m.members)
+        }
+        let lists = (result.clusters + result.years).map { l in
+            CollectionListSpec(
+                localIdentifier: l.localIdentifier, type: .momentList, subtype: l.subtype, title: l.title, startDate: iso(l.startInstant),
+                endDate: iso(l.endInstant), children: l.moments)
+        }
+        return (collections, lists)
+    }
+
+    /// One root's albums and folders from the directory tree.
+    static func albums(
+        root: String, paths: [String], idByPath: [String: String], mode: FolderAlbums.Mode, takeout: [String: String],
+        collections: inout [CollectionSpec], lists: inout [CollectionListSpec]
+    ) {
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        var titles: [String: String] = [:]
+        for (dir, t) in takeout where dir.hasPrefix(prefix) { titles[String(dir.dropFirst(prefix.count))] = t }
+        let (albums, folders) = FolderAlbums.build(paths: paths, mode: mode, takeoutTitles: titles)
+        let rootName = root.split(separator: "/").last.map(String.init) ?? root
+        // Identifiers qualified by the root (two roots may hold folders of the same name); the children
+        // FolderAlbums lists use its own identifiers, so translate them.
+        var qualified: [String: String] = [:]
+        for a in albums { qualified[a.localIdentifier] = StableIdentifier.collection("album:" + root + "/" + a.directory) }
+        for f in folders { qualified[f.localIdentifier] = StableIdentifier.collectionList("folder:" + root + "/" + f.directory) }
+        for a in albums {
+            collections.append(
+                CollectionSpec(
+                    localIdentifier: StableIdentifier.collection("album:" + root + "/" + a.directory), type: .album, subtype: a.subtype,
+                    title: a.title.isEmpty ? rootName : a.title, members: a.members.compactMap { idByPath[$0] }))
+        }
+        for f in folders {
+            lists.append(
+                CollectionListSpec(
+                    localIdentifier: StableIdentifier.collectionList("folder:" + root + "/" + f.directory), type: .folder, subtype: f.subtype,
+                    title: f.title, children: f.children.map { qualified[$0] ?? $0 }))
+        }
+    }
+
+    static func iso(_ t: Double) -> String { FileDate.utcText(Int(t)) + "Z" }
+
+    // MARK: - Bursts
+
+    /// Burst sets are recomputed a group of folders at a time: every rule but Apple's BurstUUID works inside
+    /// one folder (file names and the time rule: one folder's frames), and the BurstUUID rule is followed
+    /// across folders — a group takes in every folder holding an asset with a burst identifier of its assets
+    /// (the stored identifier, which is also what a time-rule or name set wrote last time), until no new
+    /// folder joins. So a group's sets are exactly the sets a whole-library grouping finds for its assets.
+    static let burstChunkAssets = 4000
+
+    /// Every folder, in groups of about `burstChunkAssets` assets (memory: one group's rows and candidates).
+    static func fullBursts(_ catalog: Catalog, runID: Int64?, summary: inout Summary) throws {
+        var done = Set<String>(), chunk = Set<String>(), n = 0
+        var ignored = Set<String>()
+        for (dir, count) in try catalog.organizeDirectories() where !done.contains(dir) {
+            chunk.insert(dir)
+            n += count
+            if n >= burstChunkAssets {
+                try bursts(catalog, dirs: chunk, followed: [], done: &done, runID: runID, summary: &summary, touched: &ignored)
+                chunk = []
+                n = 0
+            }
+        }
+        try bursts(catalog, dirs: chunk.subtracting(done), followed: [], done: &done, runID: runID, summary: &summary, touched: &ignored)
+    }
+
+    /// The folders the changed assets are in now and were in before, with the burst identifiers they had.
+    static func incrementalBursts(_ catalog: Catalog, _ changes: OrganizeChanges, runID: Int64?, summary: inout Summary, touched: inout Set<String>) throws {
+        let rows = changes.before + changes.after
+        var done = Set<String>()
+        try bursts(
+            catalog, dirs: Set(rows.map(\.dir)), followed: Set(rows.compactMap(\.burstIdentifier)), done: &done, runID: runID,
+            summary: &summary, touched: &touched)
+    }
+
+    /// Groups the live assets of `dirs` — and of every folder sharing a burst identifier with them — into
+    /// burst sets and stores each asset's burst fields.
+    static func bursts(
+        _ catalog: Catalog, dirs: Set<String>, followed identifiers: Set<String>, done: inout Set<String>, runID: Int64?, summary: inout Summary,
+        touched: inout Set<String>
+    ) throws {
+        var rows: [OrganizeRow] = []
+        var followed = Set<String>()
+        var frontier = dirs.subtracting(done).union(try catalog.directories(withBurstIdentifiers: identifiers).subtracting(done))
+        followed.formUnion(identifiers)
+        while !frontier.isEmpty {
+            let found = try catalog.organizeRows(inDirectories: frontier)
+            done.formUnion(frontier)
+            rows += found
+            let more = Set(found.compactMap(\.burstIdentifier)).subtracting(followed)
+            followed.formUnion(more)
+            frontier = try catalog.directories(withBurstIdentifiers: more).subtracting(done)
+        }
+        guard !rows.isEmpty else { return }
         let sets = burstSets(rows)
-        summary.bursts = sets.count
+        summary.bursts += sets.count
         var updates: [(localIdentifier: String, burstIdentifier: String?, represents: Bool, selection: UInt)] = []
         var inSet = Set<String>()
         for s in sets {
@@ -40,81 +227,8 @@ public enum Organizer {
             updates.append((r.localIdentifier, r.burstIdentifier, false, 0))
         }
         summary.records += try catalog.applyBursts(updates, runID: runID).count
-
-        // Places and local times (docs/places.md), then moments, clusters and years on local days.
-        let places = try PlaceStage.run(catalog, rows: rows, runID: runID)
-        summary.records += places.records
-        summary.places = places.infos.values.filter { $0.placeID != nil }.count
-        summary.zones = places.infos.values.filter { $0.localDate != nil }.count
-        let items: [MomentItem] = rows.compactMap { r in
-            let info = places.infos[r.localIdentifier]
-            guard let d = info?.localDate ?? r.creationDate, let t = Classifier.epochSeconds(d.local) else { return nil }
-            return MomentItem(
-                id: r.localIdentifier, instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)),
-                latitude: r.latitude, longitude: r.longitude, place: info?.placeName)
-        }
-        let previous = try catalog.moments().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
-        let result = MomentSegmenter.segment(items, previous: previous)
-        summary.moments = result.moments.count
-        var collections = result.moments.map { m in
-            CollectionSpec(
-                localIdentifier: m.localIdentifier, type: .moment, subtype: AssetCollectionSubtype(rawValue: 0), title: m.title,
-                startDate: iso(m.startInstant), endDate: iso(m.endInstant), latitude: m.approximateLocation?.latitude,
-                longitude: m.approximateLocation?.longitude, members: m.members)
-        }
-        var lists = (result.clusters + result.years).map { l in
-            CollectionListSpec(
-                localIdentifier: l.localIdentifier, type: .momentList, subtype: l.subtype, title: l.title, startDate: iso(l.startInstant),
-                endDate: iso(l.endInstant), children: l.moments)
-        }
-
-        // Albums and folders from the directory tree, per root.
-        let takeout = try catalog.takeoutAlbumTitles()
-        var byRoot: [String: [Int]] = [:]  // row indices, not copies of the rows
-        for (i, r) in rows.enumerated() { byRoot[r.root, default: []].append(i) }
-        for (root, indices) in byRoot.sorted(by: { $0.key < $1.key }) {
-            var idByPath: [String: String] = [:]
-            idByPath.reserveCapacity(indices.count)
-            for i in indices { idByPath[rows[i].primaryPath] = rows[i].localIdentifier }
-            let prefix = root.hasSuffix("/") ? root : root + "/"
-            var titles: [String: String] = [:]
-            for (dir, t) in takeout where dir.hasPrefix(prefix) { titles[String(dir.dropFirst(prefix.count))] = t }
-            let (albums, folders) = FolderAlbums.build(paths: indices.map { rows[$0].primaryPath }, mode: folderAlbums, takeoutTitles: titles)
-            let rootName = root.split(separator: "/").last.map(String.init) ?? root
-            // Identifiers qualified by the root (two roots may hold folders of the same name); the children
-            // FolderAlbums lists use its own identifiers, so translate them.
-            var qualified: [String: String] = [:]
-            for a in albums { qualified[a.localIdentifier] = StableIdentifier.collection("album:" + root + "/" + a.directory) }
-            for f in folders { qualified[f.localIdentifier] = StableIdentifier.collectionList("folder:" + root + "/" + f.directory) }
-            for a in albums {
-                collections.append(
-                    CollectionSpec(
-                        localIdentifier: StableIdentifier.collection("album:" + root + "/" + a.directory), type: .album, subtype: a.subtype,
-                        title: a.title.isEmpty ? rootName : a.title, members: a.members.compactMap { idByPath[$0] }))
-            }
-            for f in folders {
-                lists.append(
-                    CollectionListSpec(
-                        localIdentifier: StableIdentifier.collectionList("folder:" + root + "/" + f.directory), type: .folder, subtype: f.subtype,
-                        title: f.title, children: f.children.map { qualified[$0] ?? $0 }))
-            }
-        }
-        summary.albums = collections.filter { $0.type == .album }.count
-
-        // Smart albums: definitions only; membership is computed when read.
-        for d in SmartAlbums.builtIn + userSmartAlbums {
-            collections.append(
-                CollectionSpec(
-                    localIdentifier: d.localIdentifier, type: .smartAlbum, subtype: d.subtype, title: d.title,
-                    predicate: ([d.predicate] + d.arguments).joined(separator: "\u{1F}")))
-        }
-        summary.records += try catalog.storeCollections(
-            collections, replacing: [.moment, .album, .smartAlbum], lists: lists, replacingLists: [.momentList, .folder], runID: runID
-        ).count
-        return summary
+        touched.formUnion(updates.map(\.localIdentifier))
     }
-
-    static func iso(_ t: Double) -> String { FileDate.utcText(Int(t)) + "Z" }
 
     /// Burst sets from the rows (folder names stored once each: many assets share one).
     static func burstSets(_ rows: [OrganizeRow]) -> [BurstSet] {
@@ -127,5 +241,96 @@ public enum Organizer {
             return c
         }
         return BurstGrouper.group(candidates)
+    }
+
+    // MARK: - Places
+
+    /// Places and local times are derived a range of capture days at a time. An asset's place comes from
+    /// its own position; a date without an offset borrows one from the nearest anchor of the same camera
+    /// within `PlaceInference.neighbourWindowSeconds` (3 h) of wall clock or instant, and a wall clock is
+    /// within a day of its instant, so an asset's result depends only on assets of its camera at most
+    /// `placeReachDays` (2) capture days away. A range of days is derived with `placeReachDays` days of
+    /// neighbours on each side and stored for its own days only; an incremental run derives the days within
+    /// `placeReachDays` of a changed asset, so it reads `placeInputDays` (4) days either side of it.
+    static let placeReachDays = 2
+    static let placeInputDays = 2 * placeReachDays
+    static let placeChunkAssets = 5000
+
+    /// Every dated asset, in ranges of about `placeChunkAssets` (memory: one range and its neighbours), then the undated ones.
+    static func fullPlaces(_ catalog: Catalog, runID: Int64?, summary: inout Summary) throws {
+        var first: String?, last = "", n = 0
+        func flush() throws {
+            guard let f = first else { return }
+            let inputs = try catalog.organizeRows(datedFrom: shiftDay(f, -placeReachDays) ?? f, before: shiftDay(last, placeReachDays + 1) ?? last + "~")
+            // The range's own days: the same assets as a day filter (a day is the date's first ten characters).
+            let end = shiftDay(last, 1) ?? last + "~"
+            let subjects = inputs.filter { r in r.creationDate.map { $0.local >= f && $0.local < end } ?? false }
+            try places(catalog, inputs: inputs, subjects: subjects, scope: ("creation_date >= ? AND creation_date < ?", [f, end]), runID: runID, summary: &summary)
+            first = nil
+            n = 0
+        }
+        // A range ends where the next day is more than `placeReachDays` days on (its neighbours read are then
+        // its own assets only), or, in a library dense with days, at 4 × `placeChunkAssets` anyway.
+        for (day, count) in try catalog.organizeDays() {
+            if n >= placeChunkAssets, n >= 4 * placeChunkAssets || (shiftDay(last, placeReachDays + 1).map { $0 <= day } ?? true) { try flush() }
+            if first == nil { first = day }
+            last = day
+            n += count
+        }
+        try flush()
+        let undated = try catalog.organizeRows(where: "creation_date IS NULL", arguments: [])
+        try places(catalog, inputs: undated, subjects: undated, scope: ("creation_date IS NULL", []), runID: runID, summary: &summary)
+    }
+
+    /// The changed assets and every asset of the same camera within `placeReachDays` of one of them, before or after the change.
+    static func incrementalPlaces(_ catalog: Catalog, _ changes: OrganizeChanges, runID: Int64?, summary: inout Summary) throws {
+        var cameras = StringInterner()
+        var reach: [String: Set<String>] = [:]  // camera -> days whose assets are derived again
+        var inputDays = Set<String>()
+        for r in changes.before + changes.after {
+            guard let day = r.day else { continue }
+            let near = (-placeReachDays...placeReachDays).compactMap { shiftDay(day, $0) }
+            reach[PlaceStage.camera(r, &cameras), default: []].formUnion(near.isEmpty ? [day] : near)
+            inputDays.formUnion((-placeInputDays...placeInputDays).compactMap { shiftDay(day, $0) } + [day])
+        }
+        var inputs: [OrganizeRow] = []
+        for (from, to) in dayRanges(inputDays) { inputs += try catalog.organizeRows(datedFrom: from, before: shiftDay(to, 1) ?? to + "~") }
+        let changed = Set(changes.after.map(\.localIdentifier))
+        inputs += changes.after.filter { $0.creationDate == nil }
+        let subjects = inputs.filter { r in
+            changed.contains(r.localIdentifier) || r.day.map { reach[PlaceStage.camera(r, &cameras)]?.contains($0) == true } == true
+        }
+        try places(catalog, inputs: inputs, subjects: subjects, runID: runID, summary: &summary)
+    }
+
+    /// Derives the places of `inputs` and stores those of `subjects` (which `scope`, SQL on `asset`, selects
+    /// too when given: the rows are then read in one statement, not one by one).
+    static func places(
+        _ catalog: Catalog, inputs: [OrganizeRow], subjects: [OrganizeRow], scope: (String, [String])? = nil, runID: Int64?,
+        summary: inout Summary
+    ) throws {
+        guard !subjects.isEmpty else { return }
+        var infos = PlaceStage.derive(inputs)
+        let ids = subjects.map(\.localIdentifier)
+        let keep = Set(ids)
+        infos = infos.filter { keep.contains($0.key) }
+        summary.records += try catalog.applyPlaces(infos, only: scope == nil ? ids : nil, where: scope?.0, arguments: scope?.1 ?? [], runID: runID).count
+        summary.places += infos.values.filter { $0.placeID != nil }.count
+        summary.zones += infos.values.filter { $0.localDate != nil }.count
+    }
+
+    /// `YYYY-MM-DD` moved by whole days; nil when the text is not a date.
+    static func shiftDay(_ day: String, _ by: Int) -> String? {
+        guard day.utf8.count == 10, let t = WallClock.seconds(day + "T00:00:00") else { return nil }
+        return String(WallClock.text(t + by * 86400).prefix(10))
+    }
+
+    /// Runs of consecutive days (texts that are not dates stand alone), as first and last day.
+    static func dayRanges(_ days: Set<String>) -> [(String, String)] {
+        var out: [(String, String)] = []
+        for d in days.sorted() {
+            if let last = out.last, shiftDay(last.1, 1) == d { out[out.count - 1].1 = d } else { out.append((d, d)) }
+        }
+        return out
     }
 }

@@ -30,30 +30,30 @@ public enum PlaceStage {
         try catalog.metaValue(Catalog.gazetteerMetaKey) != identity
     }
 
-    public struct Output: Sendable {
-        public var infos: [String: AssetPlaceInfo] = [:]
-        public var records = 0
-    }
-
-    /// Derives and stores every asset's place and local time; assets without a gazetteer get none.
-    public static func run(_ catalog: Catalog, rows: [OrganizeRow], runID: Int64?) throws -> Output {
-        var out = Output()
-        if case .success(let g) = gazetteer { out.infos = derive(rows, gazetteer: g) }
-        out.records = try catalog.applyPlaces(out.infos, runID: runID).count
-        try catalog.setMetaValue(Catalog.gazetteerMetaKey, identity)
-        return out
-    }
+    /// Records which gazetteer (or none) the stored places were derived with.
+    static func recordIdentity(_ catalog: Catalog) throws { try catalog.setMetaValue(Catalog.gazetteerMetaKey, identity) }
 
     /// Whether a creation date is a UTC instant rather than a wall clock: Takeout's `photoTakenTime (UTC)`
     /// and the QuickTime `mvhd creation time (UTC)` (both end so; a local date whose offset was inferred from
     /// the GPS UTC stamp does not).
     static func isUTCInstant(_ source: String?) -> Bool { source?.hasSuffix(" (UTC)") == true }
 
+    /// The camera a date without an offset borrows one within: the camera's name, else the folder.
+    static func camera(_ r: OrganizeRow, _ names: inout StringInterner) -> String {
+        names.intern(CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 } ?? "folder:" + r.folder)
+    }
+
+    /// The place information of each row that has some, with this process's gazetteer (none without one).
+    static func derive(_ rows: [OrganizeRow]) -> [String: AssetPlaceInfo] {
+        guard case .success(let g) = gazetteer else { return [:] }
+        return derive(rows, gazetteer: g)
+    }
+
     /// The place information of each row that has some (pure apart from the gazetteer and tzdata).
     public static func derive(_ rows: [OrganizeRow], gazetteer: Gazetteer) -> [String: AssetPlaceInfo] {
         var cameras = StringInterner()  // one string per camera or folder, not per asset
         let subjects = rows.map { r in
-            let camera = cameras.intern(CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 } ?? "folder:" + r.folder)
+            let camera = camera(r, &cameras)
             return PlaceSubject(
                 id: r.localIdentifier, name: r.filename, date: r.creationDate,
                 dateIsUTC: isUTCInstant(r.creationDateSource), latitude: r.latitude,

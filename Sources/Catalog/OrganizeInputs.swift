@@ -1,0 +1,179 @@
+import Foundation
+import GRDB
+import PhotoModel
+
+/// The organize stage's inputs as it last read them, one row per live asset (`organize_input`), so that the
+/// next organize knows which assets changed since — and what they were before: the folder a moved asset
+/// left, the day and camera a re-dated one had (docs/architecture.md, organize).
+public struct OrganizeChanges: Sendable {
+    /// The changed assets' rows as the last organize read them (absent: assets new since).
+    public var before: [OrganizeRow] = []
+    /// The changed assets' rows now (absent: assets trashed or deleted since).
+    public var after: [OrganizeRow] = []
+    public var isEmpty: Bool { before.isEmpty && after.isEmpty }
+}
+
+extension Catalog {
+    static let organizeInputTable = """
+        CREATE TABLE IF NOT EXISTS organize_input (
+            asset_id INTEGER PRIMARY KEY, local_identifier TEXT NOT NULL, root TEXT NOT NULL, primary_path TEXT NOT NULL,
+            filename TEXT NOT NULL, creation_date TEXT, creation_offset INTEGER, make TEXT, model TEXT, burst_identifier TEXT,
+            represents_burst INTEGER NOT NULL, burst_selection_types INTEGER NOT NULL, latitude REAL, longitude REAL,
+            creation_date_source TEXT, dir TEXT NOT NULL
+        )
+        """
+
+    /// The meta key set once `organize_input` holds every live asset as a complete organize left it.
+    static let organizeInputMetaKey = "organize_inputs"
+
+    /// The assets whose organize inputs differ from what the last organize read (new, trashed, deleted,
+    /// or any input column changed); nil when there is no record of a complete organize to compare with.
+    public func organizeChanges() throws(CatalogError) -> OrganizeChanges? {
+        guard try metaValue(Self.organizeInputMetaKey) == "1" else { return nil }
+        return try read { db in
+            let columns = Self.organizeColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            let differs = columns.map { "a.\($0) IS NOT s.\($0)" }.joined(separator: " OR ")
+            var ids: [Int64] = try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT a.id FROM asset a LEFT JOIN organize_input s ON s.asset_id = a.id
+                    WHERE a.trashed_at IS NULL AND (s.asset_id IS NULL OR \(differs))
+                    UNION
+                    SELECT s.asset_id FROM organize_input s LEFT JOIN asset a ON a.id = s.asset_id
+                    WHERE a.id IS NULL OR a.trashed_at IS NOT NULL
+                    """)
+            ids.sort()
+            var out = OrganizeChanges()
+            var shared = StringInterner()
+            let columnList = Self.organizeColumns
+            for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+                let list = chunk.map(String.init).joined(separator: ",")
+                let before = try Row.fetchCursor(db, sql: "SELECT \(columnList) FROM organize_input WHERE asset_id IN (\(list))")
+                while let r = try before.next() { out.before.append(OrganizeRow(row: r, shared: &shared)) }
+                let after = try Row.fetchCursor(
+                    db, sql: "SELECT \(columnList) FROM asset WHERE trashed_at IS NULL AND id IN (\(list))")
+                while let r = try after.next() { out.after.append(OrganizeRow(row: r, shared: &shared)) }
+            }
+            return out
+        }
+    }
+
+    /// Records the organize inputs of every live asset (`all`) or of the assets named (by local
+    /// identifier), and marks the record complete.
+    public func recordOrganizeInputs(_ localIdentifiers: [String]? = nil) throws(CatalogError) {
+        try write { db in
+            let select = "SELECT id, \(Self.organizeColumns) FROM asset WHERE trashed_at IS NULL"
+            let insert = "INSERT OR REPLACE INTO organize_input(asset_id, \(Self.organizeColumns)) "
+            if let ids = localIdentifiers {
+                let delete = try db.cachedStatement(
+                    sql: "DELETE FROM organize_input WHERE asset_id IN (SELECT id FROM asset WHERE local_identifier = ?)")
+                let add = try db.cachedStatement(sql: insert + select + " AND local_identifier = ?")
+                for id in ids {
+                    try delete.execute(arguments: [id])
+                    try add.execute(arguments: [id])
+                }
+                // Assets deleted outright (`--prune`) have no row left to name them.
+                try db.execute(sql: "DELETE FROM organize_input WHERE asset_id NOT IN (SELECT id FROM asset)")
+            } else {
+                try db.execute(sql: "DELETE FROM organize_input")
+                try db.execute(sql: insert + select)
+            }
+            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", arguments: [Self.organizeInputMetaKey])
+        }
+    }
+
+    /// Forgets that the recorded inputs are complete: a full organize starts so, and only its end records
+    /// them again, so one that stops half-way (rules or gazetteer changed, its outputs half written) is
+    /// followed by another full one, not an incremental one that trusts the old record.
+    public func forgetOrganizeInputs() throws(CatalogError) {
+        try setMetaValue(Self.organizeInputMetaKey, nil)
+    }
+
+    /// The catalog directories holding live assets, with how many each holds, in order.
+    public func organizeDirectories() throws(CatalogError) -> [(dir: String, assets: Int)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT dir, COUNT(*) FROM asset WHERE trashed_at IS NULL GROUP BY dir ORDER BY dir").map {
+                ($0[0], $0[1])
+            }
+        }
+    }
+
+    /// The directories of the live assets carrying any of these burst identifiers.
+    public func directories(withBurstIdentifiers ids: some Collection<String>) throws(CatalogError) -> Set<String> {
+        try read { db in
+            var out = Set<String>()
+            let s = try db.cachedStatement(
+                sql: "SELECT DISTINCT dir FROM asset WHERE burst_identifier = ? AND trashed_at IS NULL")
+            for id in ids { for d in try String.fetchAll(s, arguments: [id]) { out.insert(d) } }
+            return out
+        }
+    }
+
+    /// The capture days (`YYYY-MM-DD`, the date's first ten characters as written) of the live assets, in
+    /// order, with how many assets each has; undated assets are left out.
+    public func organizeDays() throws(CatalogError) -> [(day: String, assets: Int)] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT substr(creation_date, 1, 10) AS d, COUNT(*) FROM asset WHERE trashed_at IS NULL AND creation_date IS NOT NULL GROUP BY d ORDER BY d"
+            ).map { ($0[0], $0[1]) }
+        }
+    }
+
+    /// What the moment segmenter needs of every dated live asset: the local date the places step gave it
+    /// (else its capture date), its position and place name, read after the places are stored.
+    public func momentInputs(
+        _ body: (_ localIdentifier: String, _ date: AssetDate, _ latitude: Double?, _ longitude: Double?, _ place: String?) ->
+            Void
+    )
+        throws(CatalogError)
+    {
+        try read { db in
+            var places = StringInterner()
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT local_identifier, coalesce(local_date, creation_date),
+                        CASE WHEN local_date IS NULL THEN creation_offset ELSE local_offset END, latitude, longitude, place_name
+                    FROM asset WHERE trashed_at IS NULL AND (local_date IS NOT NULL OR creation_date IS NOT NULL)
+                    """)
+            while let r = try rows.next() {
+                body(r[0], AssetDate(local: r[1], offsetSeconds: r[2]), r[3], r[4], places.intern(r[5] as String?))
+            }
+        }
+    }
+}
+
+extension Catalog {
+    /// The live assets in these directories (`asset.dir`), in capture order.
+    public func organizeRows(inDirectories dirs: some Collection<String>) throws(CatalogError) -> [OrganizeRow] {
+        guard !dirs.isEmpty else { return [] }
+        return try organizeRows(where: "dir IN (SELECT value FROM json_each(?))", arguments: [Self.jsonArray(dirs)])
+    }
+
+    /// The live assets whose capture date as written lies in [`from`, `before`) (texts compared as SQLite
+    /// does; `YYYY-MM-DD` bounds take whole days), in capture order.
+    public func organizeRows(datedFrom from: String, before: String) throws(CatalogError) -> [OrganizeRow] {
+        try organizeRows(where: "creation_date >= ? AND creation_date < ?", arguments: [from, before])
+    }
+
+    /// Every live asset's root, primary path and local identifier, by root then path.
+    public func assetPaths(_ body: (_ root: String, _ primaryPath: String, _ localIdentifier: String) throws -> Void)
+        throws(CatalogError)
+    {
+        try read { db in
+            var roots = StringInterner()
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT root, primary_path, local_identifier FROM asset WHERE trashed_at IS NULL ORDER BY root, primary_path"
+            )
+            while let r = try rows.next() { try body(roots.intern(r[0] as String), r[1], r[2]) }
+        }
+    }
+
+    static func jsonArray(_ values: some Collection<String>) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: Array(values), options: [])) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

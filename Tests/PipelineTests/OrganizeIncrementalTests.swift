@@ -1,0 +1,156 @@
+import Catalog
+import Foundation
+import PhotoModel
+import TestSupport
+import Testing
+
+@testable import Pipeline
+
+/// Incremental organize (issue 17): after a change, recomputing only what the changed assets can touch
+/// gives exactly the catalog a full organize gives on the same state — collection identifiers, titles,
+/// dates, members, lists, each asset's burst, place and zone columns, and the history records.
+@Suite(.serialized) struct OrganizeIncrementalTests {
+    /// Corpus files linked into a tree (hard links: the corpus is never written), all but `except`.
+    static func link(_ files: [String], into tree: URL) throws {
+        let corpus = try #require(Corpus.root)
+        for rel in files {
+            let target = tree.appendingPathComponent(rel)
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.linkItem(at: corpus.appendingPathComponent(rel), to: target)
+        }
+    }
+
+    static func token(_ path: String) throws -> Int64 {
+        Int64(try SQLiteFiles.strings(path, "SELECT ifnull(MAX(token), 0) FROM change").first ?? "") ?? 0
+    }
+
+    static func ingest(_ root: String, _ catalog: Catalog, organize: Bool = true, full: Bool = false) async throws
+        -> IngestSummary
+    {
+        var o = IngestOptions(roots: [root], concurrency: 2)
+        o.historyRetentionDays = 30
+        o.organize = organize
+        o.fullOrganize = full
+        return try await Ingestor(options: o, catalog: catalog).run()
+    }
+
+    /// Organizes the catalog incrementally, and a copy of it fully; expects the two to agree on everything
+    /// organize decides. Returns the incremental summary and state.
+    static func organizeBothWays(_ catalog: Catalog, _ s: IngestTests.Scratch) throws -> (Organizer.Summary, [String: [String]]) {
+        let fullPath = s.url.appendingPathComponent("full-\(UUID().uuidString).sqlite").path
+        try catalog.copy(to: fullPath)
+        let fullCatalog = try Catalog(path: fullPath)
+        let t = try Self.token(s.catalogPath)
+        let incremental = try Organizer.run(catalog, runID: nil, full: false)
+        let full = try Organizer.run(fullCatalog, runID: nil, full: true)
+        #expect(incremental.incremental && !full.incremental)
+        let a = try OrganizeState.read(s.catalogPath, after: t), b = try OrganizeState.read(fullPath, after: t)
+        for key in a.keys.sorted() {
+            let x = a[key] ?? [], y = b[key] ?? []
+            #expect(
+                x == y,
+                "\(key): incremental \(x.count), full \(y.count); first differences: \(Array(x.difference(from: y).prefix(4)))")
+        }
+        return (incremental, a)
+    }
+
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func incrementalOrganizeEqualsFullOrganize() async throws {
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        // Held back: a frame of the corpus burst and another photo of an existing day, and a whole folder
+        // of other days; removed later: two files; moved later: a folder.
+        let heldBack = ["osxphotos/media_types/IMG_0664.JPG", "osxphotos/media_types/IMG_4076.HEIC"]
+        let all = Corpus.mediaFiles()
+        try Self.link(all.filter { !heldBack.contains($0) && !$0.hasPrefix("lychee/") }, into: tree)
+        let catalog = try Catalog(path: s.catalogPath)
+        let first = try await Self.ingest(tree.path, catalog)
+        #expect(first.organized?.incremental == false, "a first organize is full")
+
+        // Nothing changed: organize runs incrementally over nothing and writes no history.
+        let t0 = try catalog.currentToken()
+        try FileManager.default.createDirectory(at: tree.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        _ = try await Self.ingest(tree.path, catalog)
+        #expect(try catalog.changes(since: t0).isEmpty)
+
+        // The change: files added on an existing day and on new days, two deleted, a folder moved.
+        try Self.link(heldBack + all.filter { $0.hasPrefix("lychee/") }, into: tree)
+        let removed = all.filter { $0.hasPrefix("immich/") }.prefix(2)
+        #expect(removed.count == 2)
+        for r in removed { try FileManager.default.removeItem(at: tree.appendingPathComponent(r)) }
+        try FileManager.default.createDirectory(at: tree.appendingPathComponent("moved"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            at: tree.appendingPathComponent("metadata-extractor-images/jpg"), to: tree.appendingPathComponent("moved/jpg"))
+        _ = try await Self.ingest(tree.path, catalog, organize: false)
+
+        // The same state organized two ways.
+        let (incremental, a) = try Self.organizeBothWays(catalog, s)
+        #expect(incremental.changedAssets > 0 && incremental.changedAssets < 40, "changed: \(incremental.changedAssets)")
+        #expect(!(a["history"] ?? []).isEmpty, "the change shows in the history")
+        #expect(try catalog.collections(type: .moment).count > 3)
+
+        // And again through the ingest: the next organize has nothing to recompute and stays incremental.
+        let t2 = try catalog.currentToken()
+        let again = try await Self.ingest(tree.path, catalog)
+        #expect(again.organized == nil || again.organized?.incremental == true)
+        #expect(try catalog.changes(since: t2).isEmpty)
+    }
+
+    /// A date without an offset borrows its zone from the same camera up to 3 hours away, across midnight
+    /// and across folders: removing the anchor late on one day changes a photo of the next day, which the
+    /// incremental organize must derive again (it reaches 2 days either side of a changed asset).
+    @Test(
+        .enabled(
+            if: GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"),
+            "needs the gazetteer and exiftool"))
+    func placesReachTheNextDay() async throws {
+        try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        let border = Corpus.fixtures.appendingPathComponent("generated/places/border")
+        for (name, to, date) in [
+            ("elvas.jpg", "a/anchor.jpg", "2023:07:01 23:30:00"),
+            ("elvas-nogps.jpg", "b/after-midnight.jpg", "2023:07:02 00:50:00"),
+            ("badajoz.jpg", "c/other.jpg", "2023:07:05 10:00:00"),
+        ] {
+            let target = tree.appendingPathComponent(to)
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: border.appendingPathComponent(name), to: target)
+            let r = try Subprocess.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-AllDates=" + date, target.path])
+            try #require(r.status == 0, "exiftool: \(r.stderr)")
+        }
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog)
+        let borrowed = try #require(try catalog.findAsset("b/after-midnight.jpg"))
+        #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate?.description == "2023-07-02T00:50:00+01:00")
+
+        try FileManager.default.removeItem(at: tree.appendingPathComponent("a/anchor.jpg"))
+        _ = try await Self.ingest(tree.path, catalog, organize: false)
+        let (incremental, _) = try Self.organizeBothWays(catalog, s)
+        #expect(incremental.changedAssets == 1)
+        #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate == nil, "nothing to borrow from any more")
+    }
+
+    /// Apple's BurstUUID groups frames across folders: when the representative goes, the frame that takes
+    /// over is in another folder, which the incremental organize reaches by following the identifier.
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func burstAcrossFoldersFollowsItsIdentifier() async throws {
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        let frames = ["IMG_0658", "IMG_0664", "IMG_0667", "IMG_0675"].map { "osxphotos/media_types/\($0).JPG" }
+        try Self.link([frames[0], frames[2], frames[3]], into: tree)
+        try Self.link([frames[1]], into: tree.appendingPathComponent("other"))
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog)
+        let moved = try #require(try catalog.findAsset("other/" + frames[1]))
+        #expect(moved.asset.burstIdentifier == "D4E4B3D1-0E45-4987-BE12-76D604E25D2C" && !moved.asset.representsBurst)
+
+        try FileManager.default.removeItem(at: tree.appendingPathComponent(frames[0]))
+        _ = try await Self.ingest(tree.path, catalog, organize: false)
+        let (incremental, _) = try Self.organizeBothWays(catalog, s)
+        #expect(incremental.changedAssets == 1)
+        #expect(
+            try catalog.findAsset("other/" + frames[1])?.asset.representsBurst == true,
+            "the earliest frame left represents the burst")
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import GRDB
+
+/// What the organize stage decided in a catalog (tests of incremental organize compare two).
+public enum OrganizeState {
+    /// What organize decides, in a form two catalogs of the same state compare on: every non-transient
+    /// collection with its members, every list, each live asset's organize columns, and the history
+    /// records after `token` (token order aside).
+    public static func read(_ path: String, after token: Int64) throws -> [String: [String]] {
+        var config = Configuration()
+        config.readonly = true
+        let q = try DatabaseQueue(path: path, configuration: config)
+        defer { try? q.close() }
+        return try q.read { db in
+            var out: [String: [String]] = [:]
+            out["collections"] = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT c.local_identifier || '|' || c.type || '|' || c.subtype || '|' || ifnull(c.title, '') || '|' || ifnull(c.start_date, '')
+                        || '|' || ifnull(c.end_date, '') || '|' || ifnull(c.latitude, '') || '|' || ifnull(c.longitude, '') || '|'
+                        || ifnull(c.predicate, '') || '|' || ifnull((SELECT group_concat(a.local_identifier, ',') FROM
+                            (SELECT a.local_identifier FROM collection_membership m JOIN asset a ON a.id = m.asset_id
+                             WHERE m.collection_id = c.id ORDER BY m.position) a), '')
+                    FROM collection c WHERE c.transient = 0 ORDER BY c.local_identifier
+                    """)
+            out["lists"] = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT local_identifier || '|' || type || '|' || subtype || '|' || ifnull(title, '') || '|' || ifnull(start_date, '') || '|'
+                        || ifnull(end_date, '') || '|' || children FROM collection_list ORDER BY local_identifier
+                    """)
+            out["assets"] = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT local_identifier || '|' || ifnull(burst_identifier, '') || '|' || represents_burst || '|' || burst_selection_types
+                        || '|' || ifnull(place_id, '') || '|' || ifnull(place_name, '') || '|' || ifnull(place_reason, '') || '|'
+                        || ifnull(local_date, '') || '|' || ifnull(local_offset, '') || '|' || ifnull(time_zone, '') || '|'
+                        || ifnull(zone_reason, '') || '|' || ifnull(zone_confidence, '') || '|' || places_derived
+                    FROM asset WHERE trashed_at IS NULL ORDER BY local_identifier
+                    """)
+            out["history"] = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT object_type || '|' || local_identifier || '|' || change_type || '|' || properties FROM change
+                    WHERE token > ? ORDER BY 1
+                    """, arguments: [token])
+            return out
+        }
+    }
+}
