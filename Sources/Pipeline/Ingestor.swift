@@ -144,6 +144,8 @@ public final class Ingestor: Sendable {
         var orphans: Int
         var dir: String
         var outcomes = Outcomes()
+        /// Unchanged files probed again because their stored facts came from an older probe.
+        var staleFacts = 0
     }
 
     public func run(progress: (@Sendable (IngestProgress) -> Void)? = nil) async throws -> IngestSummary {
@@ -182,6 +184,7 @@ public final class Ingestor: Sendable {
         if options.countFirst { p.filesTotal = FolderWalker.countFiles(roots, crawler: options.crawler) }
 
         var visitedAll = Set<String>()
+        var staleFacts = 0
         rootLoop: for root in roots {
             if summary.interrupted { break rootLoop }
             let walkedDir = Crawler.isDirectory(root) ? root : (root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ".")
@@ -283,6 +286,7 @@ public final class Ingestor: Sendable {
                         summary.filesSeen += r.seen
                         summary.filesProbed += r.probed
                         summary.filesUnchanged += r.unchanged
+                        staleFacts += r.staleFacts
                         summary.errors += r.errors.count
                         summary.outcomes.add(r.outcomes)
                         summary.orphans += r.orphans
@@ -307,6 +311,11 @@ public final class Ingestor: Sendable {
         summary.filesSkipped = stats.skipped
         summary.peakConcurrentFiles = stats.peakRunning
         summary.elapsed = Date().timeIntervalSince(start)
+        if staleFacts > 0 {
+            summary.notes.append(
+                "\(staleFacts) unchanged files were probed again: their stored facts came from an older version of the probe (this one writes version \(Prober.version))"
+            )
+        }
         if summary.interrupted {
             // Stopped at a folder boundary: what was committed stays; nothing is trashed (folders not reached
             // would look vanished) and nothing is organized. The next ingest finishes the job.
@@ -475,6 +484,10 @@ public final class Ingestor: Sendable {
         for row in kept { if let blob = try stored()[row.path], let report = DerivationRules.decode(blob) { known.append((row, report)) } }
         let vanished = partial ? [] : rows.filter { !present.contains($0.path) }.map(\.path)
         var prepared = Prepared(commit: nil, seen: batch.files.count, probed: 0, unchanged: known.count, errors: [], orphans: 0, dir: batch.dir)
+        prepared.staleFacts = batch.files.count { f in
+            guard let fp = f.fingerprint, let row = byPath[f.path], let version = row.probeVersion else { return false }
+            return row.fingerprint == fp && row.root == root && version != Prober.version
+        }
         for (row, _) in known { prepared.outcomes.countStored(row) }
         if toProbe.isEmpty && vanished.isEmpty && !rederive { return prepared }
 

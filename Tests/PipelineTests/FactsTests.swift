@@ -92,6 +92,8 @@ import Testing
         let again = try await Self.ingest(corpus, try Catalog(path: path))
         #expect(again.filesProbed == stale.count)
         #expect(again.inserted == 0 && again.deleted == 0 && again.updated == 0, "same facts, same judgements")
+        // The summary says why unchanged files were read again.
+        #expect(again.notes.contains { $0.hasPrefix("\(stale.count) unchanged files were probed again") }, "\(again.notes)")
         let q = try DatabaseQueue(path: path)
         let versions = try await q.read { (db: Database) throws -> [Int] in
             try Int.fetchAll(db, sql: "SELECT DISTINCT probe_version FROM file WHERE probe_version IS NOT NULL")
