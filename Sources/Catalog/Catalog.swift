@@ -640,7 +640,8 @@ public final class Catalog: Sendable {
         guard !props.isEmpty || reasonsChanged || (old["pending_vanish"] as Int64) != 0 else { return [] }
         var sets = v
         sets["pending_vanish"] = 0
-        sets["trashed_at"] = nil as String?
+        // `sets[key] = nil` would remove the key (and leave the asset in Recently Deleted): store a NULL.
+        sets.updateValue(nil, forKey: "trashed_at")
         if !props.isEmpty { sets["modification_date"] = now() }
         let cols = sets.keys.sorted()
         let arguments: [(any DatabaseValueConvertible)?] = cols.map { sets[$0] ?? nil } + [id]

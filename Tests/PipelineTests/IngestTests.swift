@@ -88,7 +88,8 @@ import TestSupport
         h.write(Data([0, 0, 0, 0]))
         try h.close()
         try fm.moveItem(at: tree.appendingPathComponent("aarhus.jpg"), to: tree.appendingPathComponent("aarhus-renamed.jpg"))
-        try fm.removeItem(at: tree.appendingPathComponent("gif.gif"))
+        let aside = s.url.appendingPathComponent("gif-aside.gif")  // out of the tree: vanished (its mtime kept)
+        try fm.moveItem(at: tree.appendingPathComponent("gif.gif"), to: aside)
         try fm.copyItem(at: corpus.appendingPathComponent("exiftool-t-images/GPS.jpg"), to: tree.appendingPathComponent("gps.jpg"))
 
         let t1 = try catalog.currentToken()
@@ -108,6 +109,19 @@ import TestSupport
         #expect(records.first { $0.localIdentifier == before["gif.gif"] }?.properties == ["trashed"])
         #expect(after.first { $0.asset.id == "gif.gif" }?.isTrashed == true, "a vanished file's asset goes to Recently Deleted")
         #expect(try catalog.allAssets().count == 8)
+
+        // The file comes back at its path: its asset leaves Recently Deleted, with its identifier, and the
+        // history says so (it used to record "isTrashed" and leave the asset trashed). Its modification time
+        // is its creation date (a GIF has no other), so it comes back as it left.
+        try fm.moveItem(at: aside, to: tree.appendingPathComponent("gif.gif"))
+        let t2 = try catalog.currentToken()
+        let fourth = try await Self.ingest([tree.path], catalog)
+        #expect(fourth.inserted == 0 && fourth.updated == 1 && fourth.deleted == 0)
+        let back = try #require(try catalog.allAssets().first { $0.asset.id == "gif.gif" })
+        #expect(back.localIdentifier == before["gif.gif"] && !back.isTrashed)
+        let restored = try catalog.changes(since: t2, objectType: "asset").map { "\($0.changeType) \($0.properties)" }
+        #expect(restored == ["updated [\"isTrashed\"]"], "\(restored)")
+        #expect(try catalog.allAssets().count == 9)
     }
 
     @Test func tokensExpireAndMalformedTokensAreUnavailable() async throws {
