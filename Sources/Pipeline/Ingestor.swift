@@ -49,6 +49,10 @@ public struct IngestOptions: Sendable {
     public typealias HashMode = MediaProbe.HashMode
     /// How much of each file is hashed (`--hash`; see `HashMode` and docs/catalog.md).
     public var hashMode: HashMode = .full
+    /// A batch of folder commits is handed to the writer when it holds this many rows (files, assets,
+    /// errors, vanished files and one per folder) or its first folder has waited `Ingestor.commitBatchSeconds`.
+    /// Tests set 1: every folder its own batch, so the writer is busy with one while the next is prepared.
+    var commitBatchRows = Ingestor.commitBatchRows
     /// A sharded ingest (`--shard I/N`): only this shard's top-level folders are walked (`ShardAssignment`);
     /// the catalog records the assignment (meta `shard`) for `shoebox merge`.
     public var shard: ShardAssignment?
@@ -183,6 +187,7 @@ public final class Ingestor: Sendable {
         defer { pool.shutdown() }
         if options.countFirst { p.filesTotal = FolderWalker.countFiles(roots, crawler: options.crawler) }
 
+        let writer = CommitWriter(catalog: catalog)
         var visitedAll = Set<String>()
         var staleFacts = 0
         rootLoop: for root in roots {
@@ -258,14 +263,15 @@ public final class Ingestor: Sendable {
                     }
                 }
                 // Finished folders are committed in order, several to a transaction (bounded by rows and by
-                // time, so an interrupted or killed run loses at most a fraction of a second of work).
+                // time, so an interrupted or killed run loses at most a fraction of a second of work), by a
+                // writer of their own while the next folders are probed.
                 var pending: [FolderCommit] = []
                 var pendingRows = 0
                 var pendingSince = Date()
-                func flush() throws {
+                func flush() async throws {
                     guard !pending.isEmpty else { return }
-                    summary.count(try catalog.commitFolders(pending))
-                    pending.removeAll(keepingCapacity: true)
+                    summary.count(try await writer.submit(pending))
+                    pending = []
                     pendingRows = 0
                 }
                 for _ in 0..<width { try submit() }
@@ -274,13 +280,13 @@ public final class Ingestor: Sendable {
                     while let r = ready.removeValue(forKey: emit) {
                         emit += 1
                         if var c = r.commit {
-                            try completePartialHashes(&c, pending: pending)
+                            try completePartialHashes(&c, pending: [writer.writing, pending])
                             if pending.isEmpty { pendingSince = Date() }
                             pending.append(c)
                             pendingRows += c.files.count + (c.assets?.count ?? 0) + c.errors.count + c.vanished.count + 1
                             summary.foldersChanged += 1
-                            if pendingRows >= Self.commitBatchRows || Date().timeIntervalSince(pendingSince) >= Self.commitBatchSeconds {
-                                try flush()
+                            if pendingRows >= options.commitBatchRows || Date().timeIntervalSince(pendingSince) >= Self.commitBatchSeconds {
+                                try await flush()
                             }
                         }
                         summary.filesSeen += r.seen
@@ -300,7 +306,8 @@ public final class Ingestor: Sendable {
                     }
                     try submit()
                 }
-                try flush()
+                try await flush()
+                summary.count(try await writer.drain())
             }
             for (path, why) in walker.ownExcluded {
                 summary.outcomes.addOwn(path + " (" + why + ")")
@@ -562,9 +569,9 @@ public final class Ingestor: Sendable {
     /// links are one file) — are hashed in full, and so are the stored ones not yet completed (in the
     /// commit's transaction: `completedHashes`). When fewer than two of them can be read (the other one
     /// moved away), nothing is completed, so the partial hash still matches the moved file's asset.
-    /// `pending`: folders committed before this one but not written yet (same transaction, applied first):
-    /// their files count as stored.
-    func completePartialHashes(_ c: inout FolderCommit, pending: [FolderCommit] = []) throws {
+    /// `pending`: folders committed before this one but not written yet (the batch the writer holds, then
+    /// the loop's own, in commit order): their files count as stored.
+    func completePartialHashes(_ c: inout FolderCommit, pending: [[FolderCommit]] = []) throws {
         let fresh = c.files.indices.filter { c.files[$0].facts != nil && c.files[$0].sampleHash != nil }
         guard !fresh.isEmpty else { return }
         let partials = Set(fresh.map { c.files[$0].sampleHash! })
@@ -572,7 +579,7 @@ public final class Ingestor: Sendable {
         var identities: [String: Set<FileIdentity>] = [:]
         for i in fresh { identities[c.files[i].sampleHash!, default: []].insert(FileIdentity(c.files[i].fingerprint)) }
         var waiting: [FileRow] = []  // the newest row of each path in the pending folders
-        for p in pending.reversed() {
+        for p in pending.joined().reversed() {
             for f in p.files where f.sampleHash.map(partials.contains) == true && !freshPaths.contains(f.path) {
                 if !waiting.contains(where: { $0.path == f.path }) { waiting.append(f) }
             }

@@ -24,9 +24,10 @@ import Testing
         return b
     }
 
-    static func ingest(_ root: String, _ catalog: Catalog, mode: HashMode) async throws -> IngestSummary {
+    static func ingest(_ root: String, _ catalog: Catalog, mode: HashMode, batchRows: Int = Ingestor.commitBatchRows) async throws -> IngestSummary {
         var o = IngestOptions(roots: [root], concurrency: 2)
         o.hashMode = mode
+        o.commitBatchRows = batchRows
         o.organize = false
         return try await Ingestor(options: o, catalog: catalog).run()
     }
@@ -62,8 +63,10 @@ import Testing
         #expect(try ContentHasher.hash(path: path, mode: .full) == (try ContentHasher.hash(MemorySource(a), mode: .full)))
     }
 
-    @Test(arguments: [HashMode.sampled, .none])
-    func duplicatesAndLookAlikesAreHashedInFull(_ mode: HashMode) async throws {
+    /// With one folder per commit batch, the writer holds a's batch while b is checked: b's duplicate of a
+    /// file of a is found among the folders not written yet, as it is in the catalog.
+    @Test(arguments: [HashMode.sampled, .none], [Ingestor.commitBatchRows, 1])
+    func duplicatesAndLookAlikesAreHashedInFull(_ mode: HashMode, batchRows: Int) async throws {
         let s = try Scratch()
         let size = 400_000
         let x = try s.write("a/x.jpg", Self.jpeg(size: size))
@@ -71,7 +74,7 @@ import Testing
         let z = try s.write("b/z.jpg", Self.jpeg(size: size, mark: 100_000))  // same size and windows, other middle
         let lone = try s.write("b/lone.jpg", Self.jpeg(size: size, seed: 7))  // shares nothing: stays partial
         let catalog = try Catalog(path: s.catalogPath)
-        let summary = try await Self.ingest(s.root, catalog, mode: mode)
+        let summary = try await Self.ingest(s.root, catalog, mode: mode, batchRows: batchRows)
         #expect(summary.errors == 0)
         let (rx, ry, rz, rl) = (try Self.row(catalog, x), try Self.row(catalog, y), try Self.row(catalog, z), try Self.row(catalog, lone))
         let fullX = try ContentHasher.hash(path: x, mode: .full)
@@ -88,29 +91,29 @@ import Testing
 
         // A copy arriving in a later run completes the stored file it duplicates (file and resource rows).
         let w = try s.write("c/w.jpg", Self.jpeg(size: size, seed: 7))
-        _ = try await Self.ingest(s.root, catalog, mode: mode)
+        _ = try await Self.ingest(s.root, catalog, mode: mode, batchRows: batchRows)
         let fullLone = try ContentHasher.hash(path: lone, mode: .full)
         #expect(try Self.row(catalog, lone).contentHash == fullLone)
         #expect(try Self.row(catalog, w).contentHash == fullLone)
         #expect(try catalog.allAssets().first { $0.asset.id == "b/lone.jpg" }?.resourceHashes.first == fullLone)
     }
 
-    @Test(arguments: [HashMode.full, .sampled, .none])
-    func movesKeepTheirIdentifiers(_ mode: HashMode) async throws {
+    @Test(arguments: [HashMode.full, .sampled, .none], [Ingestor.commitBatchRows, 1])
+    func movesKeepTheirIdentifiers(_ mode: HashMode, batchRows: Int) async throws {
         let s = try Scratch()
         let size = 300_000
         try s.write("a/stays.jpg", Self.jpeg(size: size, seed: 3))  // the folder is still there, committed before b/
         let renamed = try s.write("a/one.jpg", Self.jpeg(size: size, seed: 1))
         let copied = try s.write("a/two.jpg", Self.jpeg(size: size, seed: 2))
         let catalog = try Catalog(path: s.catalogPath)
-        _ = try await Self.ingest(s.root, catalog, mode: mode)
+        _ = try await Self.ingest(s.root, catalog, mode: mode, batchRows: batchRows)
         let before = Dictionary(uniqueKeysWithValues: try catalog.allAssets().map { ($0.asset.id, $0.localIdentifier) })
         // A rename into another folder (same inode), and a copy elsewhere whose original is removed (another inode).
         try FileManager.default.createDirectory(atPath: s.root + "/b", withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: renamed, toPath: s.root + "/b/uno.jpg")
         try FileManager.default.copyItem(atPath: copied, toPath: s.root + "/b/dos.jpg")
         try FileManager.default.removeItem(atPath: copied)
-        let summary = try await Self.ingest(s.root, catalog, mode: mode)
+        let summary = try await Self.ingest(s.root, catalog, mode: mode, batchRows: batchRows)
         let after = try catalog.allAssets()
         #expect(after.count == 3)
         #expect(after.first { $0.asset.id == "b/uno.jpg" }?.localIdentifier == before["a/one.jpg"])
