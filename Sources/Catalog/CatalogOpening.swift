@@ -229,6 +229,10 @@ extension Catalog {
         }
     }
 
+    /// The writer connection's page cache (`PRAGMA cache_size`), in KiB; `$SHOEBOX_SQLITE_CACHE_KB` overrides
+    /// it (Benchmarks/README.md).
+    static let writerCacheKiB = 32 * 1024
+
     static func configuration(readOnly: Bool) -> Configuration {
         var config = Configuration()
         config.busyMode = .timeout(30)
@@ -237,7 +241,16 @@ extension Catalog {
             config.prepareDatabase { db in try db.execute(sql: "PRAGMA query_only = 1") }
         } else {
             config.foreignKeysEnabled = true
-            config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            config.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                // The writer's page cache: SQLite's default (2 MiB) holds a fraction of the B-tree and index
+                // pages a large ingest touches, and every miss is a read from the OS (system time). Readers
+                // keep the default: they are many, and their work is short.
+                if !db.configuration.readonly {
+                    let kb = ProcessInfo.processInfo.environment["SHOEBOX_SQLITE_CACHE_KB"].flatMap { Int($0) } ?? Catalog.writerCacheKiB
+                    try db.execute(sql: "PRAGMA cache_size = -\(kb)")
+                }
+            }
         }
         return config
     }

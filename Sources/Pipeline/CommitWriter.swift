@@ -11,14 +11,12 @@ import Dispatch
 /// so memory stays bounded and an interrupted run loses no more than before).
 ///
 /// The writer is used by one task (the ingest loop): `submit` and `drain` are not called concurrently.
-/// What it is writing is `writing`: folders that count as committed-but-not-yet-visible for the checks that
-/// read the catalog before a commit (`Ingestor.completePartialHashes`), like the loop's own pending batch.
+/// The folders it holds count as committed but are not in the catalog yet, for the checks that read the
+/// catalog before a commit (`UnwrittenPartials`), like the loop's own pending batch.
 final class CommitWriter: @unchecked Sendable {
     private let catalog: Catalog
     private let queue = DispatchQueue(label: "shoebox.catalog-writer", qos: .userInitiated)
     private var inFlight: Task<[ChangeRecord], any Error>?
-    /// The batch the writer holds (empty when it is idle or its batch was collected).
-    private(set) var writing: [FolderCommit] = []
 
     init(catalog: Catalog) { self.catalog = catalog }
 
@@ -27,7 +25,6 @@ final class CommitWriter: @unchecked Sendable {
     func submit(_ batch: [FolderCommit]) async throws -> [ChangeRecord] {
         let previous = try await drain()
         guard !batch.isEmpty else { return previous }
-        writing = batch
         let catalog = self.catalog
         let queue = self.queue
         inFlight = Task {
@@ -44,7 +41,6 @@ final class CommitWriter: @unchecked Sendable {
     func drain() async throws -> [ChangeRecord] {
         guard let task = inFlight else { return [] }
         inFlight = nil
-        defer { writing = [] }
         return try await task.value
     }
 }

@@ -268,9 +268,11 @@ public final class Ingestor: Sendable {
                 var pending: [FolderCommit] = []
                 var pendingRows = 0
                 var pendingSince = Date()
+                var unwritten = UnwrittenPartials()
                 func flush() async throws {
                     guard !pending.isEmpty else { return }
                     summary.count(try await writer.submit(pending))
+                    unwritten.handedOver()
                     pending = []
                     pendingRows = 0
                 }
@@ -280,8 +282,9 @@ public final class Ingestor: Sendable {
                     while let r = ready.removeValue(forKey: emit) {
                         emit += 1
                         if var c = r.commit {
-                            try completePartialHashes(&c, pending: [writer.writing, pending])
+                            try completePartialHashes(&c, unwritten: unwritten)
                             if pending.isEmpty { pendingSince = Date() }
+                            unwritten.add(c)
                             pending.append(c)
                             pendingRows += c.files.count + (c.assets?.count ?? 0) + c.errors.count + c.vanished.count + 1
                             summary.foldersChanged += 1
@@ -308,6 +311,7 @@ public final class Ingestor: Sendable {
                 }
                 try await flush()
                 summary.count(try await writer.drain())
+                unwritten = UnwrittenPartials()
             }
             for (path, why) in walker.ownExcluded {
                 summary.outcomes.addOwn(path + " (" + why + ")")
@@ -569,21 +573,16 @@ public final class Ingestor: Sendable {
     /// links are one file) — are hashed in full, and so are the stored ones not yet completed (in the
     /// commit's transaction: `completedHashes`). When fewer than two of them can be read (the other one
     /// moved away), nothing is completed, so the partial hash still matches the moved file's asset.
-    /// `pending`: folders committed before this one but not written yet (the batch the writer holds, then
-    /// the loop's own, in commit order): their files count as stored.
-    func completePartialHashes(_ c: inout FolderCommit, pending: [[FolderCommit]] = []) throws {
+    /// `unwritten`: the files of folders committed before this one but not in the catalog yet (the batch the
+    /// writer holds, the loop's own): they count as stored, and the newest row of a path wins.
+    func completePartialHashes(_ c: inout FolderCommit, unwritten: UnwrittenPartials = UnwrittenPartials()) throws {
         let fresh = c.files.indices.filter { c.files[$0].facts != nil && c.files[$0].sampleHash != nil }
         guard !fresh.isEmpty else { return }
         let partials = Set(fresh.map { c.files[$0].sampleHash! })
         let freshPaths = Set(fresh.map { c.files[$0].path })
         var identities: [String: Set<FileIdentity>] = [:]
         for i in fresh { identities[c.files[i].sampleHash!, default: []].insert(FileIdentity(c.files[i].fingerprint)) }
-        var waiting: [FileRow] = []  // the newest row of each path in the pending folders
-        for p in pending.joined().reversed() {
-            for f in p.files where f.sampleHash.map(partials.contains) == true && !freshPaths.contains(f.path) {
-                if !waiting.contains(where: { $0.path == f.path }) { waiting.append(f) }
-            }
-        }
+        let waiting = unwritten.newest(sharing: partials).filter { !freshPaths.contains($0.path) }
         let waitingPaths = Set(waiting.map(\.path))
         let stored = try catalog.files(sharingPartialHashes: identities).filter { !freshPaths.contains($0.path) && !waitingPaths.contains($0.path) }
             + waiting
@@ -760,4 +759,40 @@ final class ResultBox<T: Sendable>: @unchecked Sendable {
         set { lock.withLock { items[i] = newValue } }
     }
     var values: [Result<T, any Error>] { lock.withLock { items.map { $0! } } }
+}
+
+/// The files of folders committed during an ingest but not in the catalog yet — the batch the writer holds
+/// and the loop's own — by partial hash, so `Ingestor.completePartialHashes` finds a new file's duplicate
+/// candidates among them with one lookup per hash (it used to walk every pending folder's files, copying
+/// each row, for every folder: a sixth of a `--hash none` ingest of many copies). Only files with a
+/// partial hash (`--hash sampled|none`) are kept, without their facts.
+struct UnwrittenPartials {
+    private var writing: [String: [(order: Int, row: FileRow)]] = [:]
+    private var pending: [String: [(order: Int, row: FileRow)]] = [:]
+    private var order = 0
+
+    /// A folder commit joined the loop's batch.
+    mutating func add(_ c: FolderCommit) {
+        for var f in c.files {
+            guard let h = f.sampleHash else { continue }
+            f.facts = nil
+            order += 1
+            pending[h, default: []].append((order, f))
+        }
+    }
+
+    /// The loop's batch was handed to the writer, whose previous batch is in the catalog now.
+    mutating func handedOver() {
+        writing = pending
+        pending = [:]
+    }
+
+    /// The newest row of each path that has one of the partial hashes `hashes`.
+    func newest(sharing hashes: Set<String>) -> [FileRow] {
+        var best: [String: (order: Int, row: FileRow)] = [:]
+        for h in hashes {
+            for e in (writing[h] ?? []) + (pending[h] ?? []) where (best[e.row.path]?.order ?? 0) < e.order { best[e.row.path] = e }
+        }
+        return best.values.sorted { $0.order > $1.order }.map(\.row)
+    }
 }
