@@ -177,7 +177,9 @@ extension Catalog {
         let tmp = OutputFile.temporaryPath(beside: target)
         do {
             var config = Configuration()
-            config.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = MEMORY") }
+            // No sync per migration (one `fdatasync` each, ~0.2 s in all: a fifth of a 3,000-file first
+            // ingest): the file is not in place until it is whole, and it is synced once before it is.
+            config.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF") }
             let queue = try DatabaseQueue(path: sqlitePath(tmp), configuration: config)
             try Schema.migrator().migrate(queue)
             try queue.write { db in
@@ -185,6 +187,13 @@ extension Catalog {
                 try insertCatalogID(db)
             }
             try queue.close()
+            let fd = open(tmp, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0, fsync(fd) == 0 else {
+                let reason = String(cString: strerror(errno))
+                if fd >= 0 { close(fd) }
+                throw CatalogError(.open, "cannot sync \(tmp): \(reason)")
+            }
+            close(fd)
         } catch {
             unlink(tmp)
             throw CatalogError(.open, "cannot create the catalog \(path): \(error)")
