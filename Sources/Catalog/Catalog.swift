@@ -486,10 +486,10 @@ public final class Catalog: Sendable {
         for n in assets.indices.sorted(by: { assets[$0].asset.id < assets[$1].asset.id }) {
             let i = assets[n]
             let columns = columnValues.map { $0[n] } ?? values(i)
-            for (k, v) in columns.sorted(by: { $0.key < $1.key }) {
-                feed(k)
+            for k in derivedColumnsByName {
+                feed(derivedColumns[k])
                 feed(UInt8(ascii: "="))
-                if let v { describe(v.databaseValue, feed) } else { feed("NULL") }
+                describe(columns[k], feed)
                 feed(0x1F)
             }
             for (r, hash) in zip(i.asset.resources, i.resourceHashes) {
@@ -540,8 +540,34 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Column values of an asset, in the order of `assetColumns`.
-    public typealias ColumnValues = [String: (any DatabaseValueConvertible)?]
+    /// The asset columns a folder's derivation writes, in the order `values(_:)` gives them.
+    static let derivedColumns: [String] = [
+        "root", "dir", "primary_path", "filename", "media_type", "media_subtypes", "traits", "playback_style",
+        "playback_variation", "creation_date", "creation_offset", "creation_date_source", "latitude", "longitude", "altitude",
+        "location_source", "pixel_width", "pixel_height", "duration", "content_identifier", "burst_identifier", "has_adjustments",
+        "is_favorite", "is_hidden", "make", "model", "lens_model", "pairing_confidence", "embedded_video_offset",
+        "embedded_video_length", "paired_video_duration", "metadata_sources", "reasons",
+    ]
+    static let reasonsColumn = derivedColumns.firstIndex(of: "reasons")!
+    /// Positions in `derivedColumns` in column-name order: the order of the folder digest.
+    static let derivedColumnsByName: [Int] = derivedColumns.indices.sorted { derivedColumns[$0] < derivedColumns[$1] }
+    /// The columns an insert adds to the derived ones.
+    static let insertedColumns = ["local_identifier", "cloud_identifier", "modification_date", "added_date"]
+    /// The one insert statement of a new asset: every column named once, in name order.
+    static let insertAssetSQL: String = {
+        let cols = (derivedColumns + insertedColumns).sorted()
+        return "INSERT INTO asset(\(cols.joined(separator: ", "))) VALUES (\(cols.map { _ in "?" }.joined(separator: ", ")))"
+    }()
+    /// For each column of `insertAssetSQL`, its position in `derivedColumns`, or past the end for
+    /// `insertedColumns` (position `derivedColumns.count + k`).
+    static let insertAssetOrder: [Int] = (derivedColumns + insertedColumns).indices.sorted {
+        (derivedColumns + insertedColumns)[$0] < (derivedColumns + insertedColumns)[$1]
+    }
+
+    /// Column values of an asset, in the order of `derivedColumns` (fixed positions: no dictionary of names
+    /// per asset, no boxed values; `insert` and the digest take them in name order by `insertAssetOrder` and
+    /// `derivedColumnsByName`).
+    public typealias ColumnValues = [DatabaseValue]
 
     static func values(_ i: AssetInput) -> ColumnValues {
         let a = i.asset
@@ -553,18 +579,18 @@ public final class Catalog: Sendable {
         }.joined(separator: "\n")
         let name = a.id.split(separator: "/").last.map(String.init) ?? a.id
         return [
-            "root": i.root, "dir": i.dir, "primary_path": a.id, "filename": name,
-            "media_type": a.mediaType.rawValue, "media_subtypes": Int64(a.mediaSubtypes.rawValue),
-            "traits": a.traits.map(\.rawValue).sorted().joined(separator: ","), "playback_style": a.playbackStyle.rawValue,
-            "playback_variation": a.playbackVariation.rawValue, "creation_date": a.creationDate?.local,
-            "creation_offset": a.creationDate?.offsetSeconds, "creation_date_source": a.creationDateSource,
-            "latitude": a.location?.latitude, "longitude": a.location?.longitude, "altitude": a.location?.altitude,
-            "location_source": a.locationSource, "pixel_width": a.pixelWidth, "pixel_height": a.pixelHeight, "duration": a.duration,
-            "content_identifier": a.contentIdentifier, "burst_identifier": a.burstIdentifier, "has_adjustments": a.hasAdjustments,
-            "is_favorite": a.isFavorite, "is_hidden": a.isHidden, "make": a.make, "model": a.model, "lens_model": a.lensModel,
-            "pairing_confidence": i.pairingConfidence, "embedded_video_offset": i.embeddedVideo.map { Int64($0.offset) },
-            "embedded_video_length": i.embeddedVideo.map { Int64($0.length) }, "paired_video_duration": i.pairedVideoDuration,
-            "metadata_sources": sources, "reasons": reasons,
+            i.root.databaseValue, i.dir.databaseValue, a.id.databaseValue, name.databaseValue,
+            a.mediaType.rawValue.databaseValue, Int64(a.mediaSubtypes.rawValue).databaseValue,
+            a.traits.map(\.rawValue).sorted().joined(separator: ",").databaseValue, a.playbackStyle.rawValue.databaseValue,
+            a.playbackVariation.rawValue.databaseValue, a.creationDate?.local.databaseValue ?? .null,
+            a.creationDate?.offsetSeconds.databaseValue ?? .null, a.creationDateSource.databaseValue,
+            a.location?.latitude.databaseValue ?? .null, a.location?.longitude.databaseValue ?? .null,
+            a.location?.altitude.databaseValue ?? .null, a.locationSource.databaseValue, a.pixelWidth.databaseValue,
+            a.pixelHeight.databaseValue, a.duration.databaseValue, a.contentIdentifier.databaseValue, a.burstIdentifier.databaseValue,
+            a.hasAdjustments.databaseValue, a.isFavorite.databaseValue, a.isHidden.databaseValue, a.make.databaseValue,
+            a.model.databaseValue, a.lensModel.databaseValue, i.pairingConfidence.databaseValue,
+            (i.embeddedVideo.map { Int64($0.offset) }).databaseValue, (i.embeddedVideo.map { Int64($0.length) }).databaseValue,
+            i.pairedVideoDuration.databaseValue, sources.databaseValue, reasons.databaseValue,
         ]
     }
 
@@ -600,16 +626,10 @@ public final class Catalog: Sendable {
     ]
 
     static func insert(_ db: Database, _ i: AssetInput, values known: ColumnValues? = nil) throws -> (Int64, String) {
-        var v = known ?? values(i)
         let lid = UUID().uuidString + "/L0/001"
-        let now = now()
-        v["local_identifier"] = lid
-        v["cloud_identifier"] = cloudIdentifier(i)
-        v["modification_date"] = now
-        v["added_date"] = now
-        let cols = v.keys.sorted()
-        try db.cachedStatement(sql: "INSERT INTO asset(\(cols.joined(separator: ", "))) VALUES (\(cols.map { _ in "?" }.joined(separator: ", ")))")
-            .execute(arguments: StatementArguments(cols.map { v[$0] ?? nil } as [(any DatabaseValueConvertible)?]))
+        let now = now().databaseValue
+        let v = (known ?? values(i)) + [lid.databaseValue, cloudIdentifier(i).databaseValue, now, now]  // + insertedColumns
+        try db.cachedStatement(sql: insertAssetSQL).execute(arguments: StatementArguments(insertAssetOrder.map { v[$0] }))
         let id = db.lastInsertedRowID
         try insertResources(db, id, i)
         return (id, lid)
@@ -617,7 +637,9 @@ public final class Catalog: Sendable {
 
     /// Updates an asset in place (identifiers kept); returns the names of the properties that changed.
     static func update(_ db: Database, id: Int64, old: Row, _ i: AssetInput, values known: ColumnValues? = nil) throws -> [String] {
-        var v = known ?? values(i)
+        let derived = known ?? values(i)
+        var v: [String: (any DatabaseValueConvertible)?] = [:]
+        for (k, name) in derivedColumns.enumerated() { v[name] = derived[k] }
         // What the user changed (favorite, hidden, date, location) stays the user's, whatever the files say.
         let userProperties = Set(((old["user_properties"] as String?) ?? "").split(separator: ",").map(String.init))
         for (property, columns) in userColumns where userProperties.contains(property) {
@@ -636,7 +658,7 @@ public final class Catalog: Sendable {
         if oldResources != newResources { props.insert("resources") }
         let wasTrashed = (old["trashed_at"] as String?) != nil
         if wasTrashed { props.insert("isTrashed") }
-        let reasonsChanged = (old["reasons"] as String) != (v["reasons"] as? String)
+        let reasonsChanged = (old["reasons"] as DatabaseValue) != derived[reasonsColumn]
         guard !props.isEmpty || reasonsChanged || (old["pending_vanish"] as Int64) != 0 else { return [] }
         var sets = v
         sets["pending_vanish"] = 0
