@@ -249,9 +249,10 @@ extension Catalog {
     static func setMembers(_ db: Database, _ cid: Int64, _ members: [Int64]) throws {
         try db.cachedStatement(sql: "DELETE FROM collection_membership WHERE collection_id = ?").execute(arguments: [cid])
         var seen = Set<Int64>()
+        seen.reserveCapacity(members.count)
+        let insert = try db.cachedStatement(sql: "INSERT INTO collection_membership(collection_id, asset_id, position) VALUES (?, ?, ?)")
         for (k, a) in members.enumerated() where seen.insert(a).inserted {
-            try db.cachedStatement(sql: "INSERT INTO collection_membership(collection_id, asset_id, position) VALUES (?, ?, ?)")
-                .execute(arguments: [cid, a, k])
+            try insert.execute(arguments: [cid, a, k])
         }
     }
 

@@ -73,13 +73,15 @@ public struct AssetPlaceInfo: Sendable, Equatable, Codable {
     static let columns =
         "place_id, place_name, place_admin1, place_country, place_country_name, place_reason, local_date, local_offset, time_zone, zone_reason, zone_confidence"
 
-    init(row r: Row) {
+    /// From a row whose columns `at` onwards are `columns`, in that order (by position: a name lookup per
+    /// column and row was most of the places step's reading).
+    init(row r: Row, at k: Int = 0) {
         self.init(
-            placeID: r["place_id"], placeName: r["place_name"], placeAdmin1: r["place_admin1"], placeCountry: r["place_country"],
-            placeCountryName: r["place_country_name"], placeReason: r["place_reason"],
-            localDate: (r["local_date"] as String?).map { AssetDate(local: $0, offsetSeconds: r["local_offset"]) },
-            timeZone: r["time_zone"],
-            zoneReason: r["zone_reason"], zoneConfidence: r["zone_confidence"])
+            placeID: r[k], placeName: r[k + 1], placeAdmin1: r[k + 2], placeCountry: r[k + 3],
+            placeCountryName: r[k + 4], placeReason: r[k + 5],
+            localDate: (r[k + 6] as String?).map { AssetDate(local: $0, offsetSeconds: r[k + 7]) },
+            timeZone: r[k + 8],
+            zoneReason: r[k + 9], zoneConfidence: r[k + 10])
     }
 
     var arguments: StatementArguments {
@@ -104,7 +106,7 @@ extension Catalog {
                 sql:
                     "SELECT local_identifier, \(AssetPlaceInfo.columns) FROM asset WHERE place_id IS NOT NULL OR local_date IS NOT NULL"
             ) {
-                out[r["local_identifier"]] = AssetPlaceInfo(row: r)
+                out[r[0]] = AssetPlaceInfo(row: r, at: 1)
             }
             return out
         }
@@ -116,7 +118,7 @@ extension Catalog {
             try Row.fetchOne(
                 db, sql: "SELECT \(AssetPlaceInfo.columns) FROM asset WHERE local_identifier = ?", arguments: [localIdentifier]
             )
-            .map(AssetPlaceInfo.init(row:))
+            .map { AssetPlaceInfo(row: $0) }
         }
     }
 
@@ -139,16 +141,17 @@ extension Catalog {
                 sql: "UPDATE asset SET "
                     + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
                     .joined(separator: ", ") + " WHERE local_identifier = ?")
+            // Every row read here is `id, local_identifier, places_derived, columns`.
             func apply(_ r: Row) throws {
-                let lid: String = r["local_identifier"]
-                let old = AssetPlaceInfo(row: r)
+                let lid: String = r[1]
+                let old = AssetPlaceInfo(row: r, at: 3)
                 let new = infos[lid] ?? AssetPlaceInfo()
                 let props = new.changedProperties(from: old)
                 guard !props.isEmpty else { return }
                 var args = new.arguments
                 args += [lid]
                 try setAll.execute(arguments: args)
-                if r["places_derived"] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
+                if r[2] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
             }
             if let only {
                 let one = try db.cachedStatement(
@@ -157,7 +160,7 @@ extension Catalog {
                 for lid in only {
                     guard let r = try Row.fetchOne(one, arguments: [lid]) else { continue }
                     try apply(r)
-                    if !(r["places_derived"] as Bool) { try derived.execute(arguments: [lid]) }
+                    if !(r[2] as Bool) { try derived.execute(arguments: [lid]) }
                 }
                 return records
             }
@@ -178,7 +181,7 @@ extension Catalog {
             while true {
                 let rows = try Row.fetchAll(batch, arguments: [after])
                 guard let last = rows.last else { break }
-                after = last["id"]
+                after = last[0]
                 for r in rows { try apply(r) }
             }
             try db.execute(sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL")
