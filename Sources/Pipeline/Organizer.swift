@@ -40,6 +40,30 @@ public enum Organizer {
             summary.steps.append((name, Date().timeIntervalSince(clock)))
             clock = Date()
         }
+        // Albums and folders depend on the assets' paths alone, which nothing below changes: they are built
+        // on a thread of their own while bursts, places and moments run, and joined before the store (they
+        // only read; what is written, and in which order, is as before).
+        let folderWork = Concurrent { () throws -> ([CollectionSpec], [CollectionListSpec]) in
+            let takeout = try catalog.takeoutAlbumTitles()
+            var collections: [CollectionSpec] = [], lists: [CollectionListSpec] = []
+            var root = "", paths: [String] = [], idByPath: [String: String] = [:]
+            func flushRoot() {
+                guard !paths.isEmpty else { return }
+                albums(root: root, paths: paths, idByPath: idByPath, mode: folderAlbums, takeout: takeout, collections: &collections, lists: &lists)
+                paths = []
+                idByPath = [:]
+            }
+            try catalog.assetPaths { r, path, id in
+                if r != root {
+                    flushRoot()
+                    root = r
+                }
+                paths.append(path)
+                idByPath[path] = id
+            }
+            flushRoot()
+            return (collections, lists)
+        }
         let changes = full ? nil : try catalog.organizeChanges()
         if changes == nil { try catalog.forgetOrganizeInputs() }
         step("changes")
@@ -65,25 +89,11 @@ public enum Organizer {
         var (collections, lists) = try moments(catalog, summary: &summary)
         step("moments")
 
-        // Albums and folders from the directory tree, one root at a time.
-        let takeout = try catalog.takeoutAlbumTitles()
-        var root = "", paths: [String] = [], idByPath: [String: String] = [:]
-        func flushRoot() {
-            guard !paths.isEmpty else { return }
-            albums(root: root, paths: paths, idByPath: idByPath, mode: folderAlbums, takeout: takeout, collections: &collections, lists: &lists)
-            paths = []
-            idByPath = [:]
-        }
-        try catalog.assetPaths { r, path, id in
-            if r != root {
-                flushRoot()
-                root = r
-            }
-            paths.append(path)
-            idByPath[path] = id
-        }
-        flushRoot()
-        summary.albums = collections.filter { $0.type == .album }.count
+        // Albums and folders from the directory tree, one root at a time (built meanwhile: above).
+        let (folderCollections, folderLists) = try folderWork.value()
+        collections += folderCollections
+        lists += folderLists
+        summary.albums = folderCollections.filter { $0.type == .album }.count
         step("albums")
 
         // Smart albums: definitions only; membership is computed when read.
@@ -332,5 +342,26 @@ public enum Organizer {
             if let last = out.last, shiftDay(last.1, 1) == d { out[out.count - 1].1 = d } else { out.append((d, d)) }
         }
         return out
+    }
+}
+
+/// A value computed on a thread of its own; `value()` waits for it (and rethrows its error). Used where two
+/// steps of the serial end of an ingest do not depend on each other.
+final class Concurrent<T: Sendable>: @unchecked Sendable {
+    private var result: Result<T, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () throws -> T) {
+        Thread.detachNewThread { [self] in
+            result = Result { try body() }
+            done.signal()
+        }
+    }
+
+    /// The result, once the thread is done (every call after the first returns at once).
+    func value() throws -> T {
+        done.wait()
+        done.signal()
+        return try result!.get()
     }
 }
