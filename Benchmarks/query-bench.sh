@@ -57,3 +57,6 @@ run "count by subtype, bit test" query '(mediaSubtypes & 8) != 0' --count
 run "enumerate the whole result (csv id)" query --all-bursts --format csv --fields localIdentifier
 run "enumerate the whole result (ndjson)" query --all-bursts --format ndjson
 run "stats" stats
+# The goals of the short queries are in milliseconds, finer than /usr/bin/time's 10 ms: best of 10, as start-up.
+startup "predicate + sort + limit 100, best of 10" query 'mediaType == image AND creationDate >= "2020-01-01"' --sort -creationDate --limit 100 --format ndjson --catalog "$work/c.sqlite"
+startup "count by subtype (photoLive), best of 10" query 'mediaSubtypes CONTAINS photoLive' --count --catalog "$work/c.sqlite"
