@@ -551,18 +551,16 @@ public final class Catalog: Sendable {
     static let reasonsColumn = derivedColumns.firstIndex(of: "reasons")!
     /// Positions in `derivedColumns` in column-name order: the order of the folder digest.
     static let derivedColumnsByName: [Int] = derivedColumns.indices.sorted { derivedColumns[$0] < derivedColumns[$1] }
-    /// The columns an insert adds to the derived ones.
-    static let insertedColumns = ["local_identifier", "cloud_identifier", "modification_date", "added_date"]
+    /// The columns an insert writes: the derived ones, then `local_identifier`, `cloud_identifier`,
+    /// `modification_date`, `added_date` (the values `insert` appends).
+    static let insertedColumns = derivedColumns + ["local_identifier", "cloud_identifier", "modification_date", "added_date"]
+    /// Positions in `insertedColumns` in column-name order: the order of `insertAssetSQL`'s columns.
+    static let insertAssetOrder: [Int] = insertedColumns.indices.sorted { insertedColumns[$0] < insertedColumns[$1] }
     /// The one insert statement of a new asset: every column named once, in name order.
     static let insertAssetSQL: String = {
-        let cols = (derivedColumns + insertedColumns).sorted()
+        let cols = insertAssetOrder.map { insertedColumns[$0] }
         return "INSERT INTO asset(\(cols.joined(separator: ", "))) VALUES (\(cols.map { _ in "?" }.joined(separator: ", ")))"
     }()
-    /// For each column of `insertAssetSQL`, its position in `derivedColumns`, or past the end for
-    /// `insertedColumns` (position `derivedColumns.count + k`).
-    static let insertAssetOrder: [Int] = (derivedColumns + insertedColumns).indices.sorted {
-        (derivedColumns + insertedColumns)[$0] < (derivedColumns + insertedColumns)[$1]
-    }
 
     /// Column values of an asset, in the order of `derivedColumns` (fixed positions: no dictionary of names
     /// per asset, no boxed values; `insert` and the digest take them in name order by `insertAssetOrder` and
@@ -628,7 +626,7 @@ public final class Catalog: Sendable {
     static func insert(_ db: Database, _ i: AssetInput, values known: ColumnValues? = nil) throws -> (Int64, String) {
         let lid = UUID().uuidString + "/L0/001"
         let now = now().databaseValue
-        let v = (known ?? values(i)) + [lid.databaseValue, cloudIdentifier(i).databaseValue, now, now]  // + insertedColumns
+        let v = (known ?? values(i)) + [lid.databaseValue, cloudIdentifier(i).databaseValue, now, now]  // as `insertedColumns`
         try db.cachedStatement(sql: insertAssetSQL).execute(arguments: StatementArguments(insertAssetOrder.map { v[$0] }))
         let id = db.lastInsertedRowID
         try insertResources(db, id, i)

@@ -141,7 +141,8 @@ extension Catalog {
                 sql: "UPDATE asset SET "
                     + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
                     .joined(separator: ", ") + " WHERE local_identifier = ?")
-            // Every row read here is `id, local_identifier, places_derived, columns`.
+            // Every row read here has `applyColumns`.
+            let applyColumns = "id, local_identifier, places_derived, \(AssetPlaceInfo.columns)"
             func apply(_ r: Row) throws {
                 let lid: String = r[1]
                 let old = AssetPlaceInfo(row: r, at: 3)
@@ -155,7 +156,7 @@ extension Catalog {
             }
             if let only {
                 let one = try db.cachedStatement(
-                    sql: "SELECT id, local_identifier, places_derived, \(AssetPlaceInfo.columns) FROM asset WHERE trashed_at IS NULL AND local_identifier = ?")
+                    sql: "SELECT \(applyColumns) FROM asset WHERE trashed_at IS NULL AND local_identifier = ?")
                 let derived = try db.cachedStatement(sql: "UPDATE asset SET places_derived = 1 WHERE local_identifier = ? AND places_derived = 0")
                 for lid in only {
                     guard let r = try Row.fetchOne(one, arguments: [lid]) else { continue }
@@ -165,8 +166,7 @@ extension Catalog {
                 return records
             }
             if let condition {
-                let columns = "id, local_identifier, places_derived, \(AssetPlaceInfo.columns)"
-                for r in try Row.fetchAll(db, sql: "SELECT \(columns) FROM asset WHERE trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments)) {
+                for r in try Row.fetchAll(db, sql: "SELECT \(applyColumns) FROM asset WHERE trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments)) {
                     try apply(r)
                 }
                 try db.execute(
@@ -176,7 +176,7 @@ extension Catalog {
             // In batches by row id: memory stays one batch, and the rows updated are never ones a statement
             // still has to step over.
             let batch = try db.cachedStatement(
-                sql: "SELECT id, local_identifier, places_derived, \(AssetPlaceInfo.columns) FROM asset WHERE trashed_at IS NULL AND id > ? ORDER BY id LIMIT 2000")
+                sql: "SELECT \(applyColumns) FROM asset WHERE trashed_at IS NULL AND id > ? ORDER BY id LIMIT 2000")
             var after: Int64 = 0
             while true {
                 let rows = try Row.fetchAll(batch, arguments: [after])

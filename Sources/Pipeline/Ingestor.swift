@@ -311,7 +311,6 @@ public final class Ingestor: Sendable {
                 }
                 try await flush()
                 summary.count(try await writer.drain())
-                unwritten = UnwrittenPartials()
             }
             for (path, why) in walker.ownExcluded {
                 summary.outcomes.addOwn(path + " (" + why + ")")

@@ -43,27 +43,7 @@ public enum Organizer {
         // Albums and folders depend on the assets' paths alone, which nothing below changes: they are built
         // on a thread of their own while bursts, places and moments run, and joined before the store (they
         // only read; what is written, and in which order, is as before).
-        let folderWork = Concurrent { () throws -> ([CollectionSpec], [CollectionListSpec]) in
-            let takeout = try catalog.takeoutAlbumTitles()
-            var collections: [CollectionSpec] = [], lists: [CollectionListSpec] = []
-            var root = "", paths: [String] = [], idByPath: [String: String] = [:]
-            func flushRoot() {
-                guard !paths.isEmpty else { return }
-                albums(root: root, paths: paths, idByPath: idByPath, mode: folderAlbums, takeout: takeout, collections: &collections, lists: &lists)
-                paths = []
-                idByPath = [:]
-            }
-            try catalog.assetPaths { r, path, id in
-                if r != root {
-                    flushRoot()
-                    root = r
-                }
-                paths.append(path)
-                idByPath[path] = id
-            }
-            flushRoot()
-            return (collections, lists)
-        }
+        let folderWork = Concurrent { try folders(catalog, mode: folderAlbums) }
         let changes = full ? nil : try catalog.organizeChanges()
         if changes == nil { try catalog.forgetOrganizeInputs() }
         step("changes")
@@ -136,6 +116,29 @@ public enum Organizer {
                 localIdentifier: l.localIdentifier, type: .momentList, subtype: l.subtype, title: l.title, startDate: iso(l.startInstant),
                 endDate: iso(l.endInstant), children: l.moments)
         }
+        return (collections, lists)
+    }
+
+    /// Albums and folders from the directory tree, one root at a time.
+    static func folders(_ catalog: Catalog, mode: FolderAlbums.Mode) throws -> ([CollectionSpec], [CollectionListSpec]) {
+        let takeout = try catalog.takeoutAlbumTitles()
+        var collections: [CollectionSpec] = [], lists: [CollectionListSpec] = []
+        var root = "", paths: [String] = [], idByPath: [String: String] = [:]
+        func flushRoot() {
+            guard !paths.isEmpty else { return }
+            albums(root: root, paths: paths, idByPath: idByPath, mode: mode, takeout: takeout, collections: &collections, lists: &lists)
+            paths = []
+            idByPath = [:]
+        }
+        try catalog.assetPaths { r, path, id in
+            if r != root {
+                flushRoot()
+                root = r
+            }
+            paths.append(path)
+            idByPath[path] = id
+        }
+        flushRoot()
         return (collections, lists)
     }
 
