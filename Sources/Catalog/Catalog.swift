@@ -205,7 +205,7 @@ public final class Catalog: Sendable {
     /// The file rows of one folder (without their facts).
     public func files(inDirectory dir: String) throws(CatalogError) -> [FileRow] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.fileColumns) FROM file WHERE dir = ? ORDER BY path", arguments: [dir]).map(Self.fileRow)
+            try Array(Row.fetchCursor(db, sql: "SELECT \(Self.fileColumns) FROM file WHERE dir = ? ORDER BY path", arguments: [dir]).map(Self.fileRow))
         }
     }
 
@@ -216,9 +216,9 @@ public final class Catalog: Sendable {
         return try read { db in
             var out: [String: [FileRow]] = [:]
             let marks = Array(repeating: "?", count: dirs.count).joined(separator: ",")
-            for r in try Row.fetchAll(
+            let rows = try Row.fetchCursor(
                 db, sql: "SELECT \(Self.fileColumns) FROM file WHERE dir IN (\(marks))", arguments: StatementArguments(dirs))
-            {
+            while let r = try rows.next() {
                 let f = Self.fileRow(r)
                 out[f.dir, default: []].append(f)
             }
@@ -277,8 +277,12 @@ public final class Catalog: Sendable {
         }
     }
 
-    static let fileColumns =
-        "path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error, skip_category, probe_version, sample_hash"
+    /// The columns `fileRow(_:)` reads, by position: every query that decodes a `FileRow` selects them first.
+    static let fileColumnNames = [
+        "path", "root", "dir", "size", "mtime_ns", "inode", "device", "content_hash", "kind", "role", "status", "last_error",
+        "skip_category", "probe_version", "sample_hash",
+    ]
+    static let fileColumns = fileColumnNames.joined(separator: ", ")
 
     /// Folders at or below `path` that hold file rows, whatever root they belong to (to find folders that
     /// vanished whole below the folder an ingest walked).
@@ -297,12 +301,14 @@ public final class Catalog: Sendable {
         try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT root FROM file ORDER BY root") }
     }
 
+    /// A row whose first columns are `fileColumns`, read by position (a read by name compares the name with
+    /// every column of the row, case-insensitively: a third of the cost of a folder's check).
     static func fileRow(_ r: Row) -> FileRow {
         FileRow(
-            path: r["path"], root: r["root"], dir: r["dir"],
-            fingerprint: FileFingerprint(size: r["size"], mtimeNanoseconds: r["mtime_ns"], inode: r["inode"], device: r["device"]),
-            contentHash: r["content_hash"], kind: r["kind"], role: r["role"], status: r["status"], lastError: r["last_error"],
-            facts: nil, probeVersion: r["probe_version"], skipCategory: r["skip_category"], sampleHash: r["sample_hash"])
+            path: r[0], root: r[1], dir: r[2],
+            fingerprint: FileFingerprint(size: r[3], mtimeNanoseconds: r[4], inode: r[5], device: r[6]),
+            contentHash: r[7], kind: r[8], role: r[9], status: r[10], lastError: r[11],
+            facts: nil, probeVersion: r[13], skipCategory: r[12], sampleHash: r[14])
     }
 
     /// Stored files whose partial hash (`sample_hash`) is one of `hashes`: the duplicate candidates of newly
@@ -311,25 +317,47 @@ public final class Catalog: Sendable {
     /// `hashes` maps each partial hash to the identities of the new files that have it: rows are read only
     /// for a hash that another identity shares too (hard links of one file are one identity); the check
     /// reads the index alone.
-    public func files(sharingPartialHashes hashes: [String: Set<FileIdentity>]) throws(CatalogError) -> [FileRow] {
+    ///
+    /// Every row not yet completed is returned. Of the completed ones, one row per file version (partial
+    /// hash, device, inode, size, modification time) is: the others say nothing more, and a file copied into
+    /// a thousand folders would otherwise be read a thousand times per folder. Rows at `excluding` (paths
+    /// whose newer rows the caller holds) are left out before that choice.
+    public func files(sharingPartialHashes hashes: [String: Set<FileIdentity>], excluding: Set<String> = []) throws(CatalogError) -> [FileRow] {
         guard !hashes.isEmpty else { return [] }
         return try read { db in
             let keys = hashes.keys.sorted()
             let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
             var shared = Set<String>()
-            for r in try Row.fetchAll(
+            let ids = try Row.fetchCursor(
                 db, sql: "SELECT DISTINCT sample_hash, device, inode FROM file WHERE sample_hash IN (\(marks))", arguments: StatementArguments(keys))
-            {
-                let h: String = r["sample_hash"]
-                let id = FileIdentity(device: r["device"], inode: r["inode"])
-                if hashes[h]?.contains(id) == false { shared.insert(h) }
+            while let r = try ids.next() {
+                let h: String = r[0]
+                if hashes[h]?.contains(FileIdentity(device: r[1], inode: r[2])) == false { shared.insert(h) }
             }
             guard !shared.isEmpty else { return [] }
             let sharedKeys = shared.sorted()
-            return try Row.fetchAll(
-                db, sql: "SELECT \(Self.fileColumns) FROM file WHERE sample_hash IN (\(Array(repeating: "?", count: sharedKeys.count).joined(separator: ",")))",
-                arguments: StatementArguments(sharedKeys)
-            ).map(Self.fileRow)
+            let sharing = "sample_hash IN (\(Array(repeating: "?", count: sharedKeys.count).joined(separator: ",")))"
+            var args = StatementArguments(sharedKeys)
+            var notExcluded = ""
+            if !excluding.isEmpty {
+                // One JSON array, not a variable per path: a folder may hold more paths than SQLite's limit.
+                notExcluded = " AND path NOT IN (SELECT value FROM json_each(?))"
+                let paths = (try? JSONEncoder().encode(excluding.sorted())).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+                args += [paths]
+            }
+            return try Array(
+                Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT \(Self.fileColumns) FROM file
+                        WHERE \(sharing) AND (content_hash IS NULL OR content_hash = sample_hash)\(notExcluded)
+                        UNION ALL
+                        SELECT \(Self.fileColumns) FROM file
+                        WHERE \(sharing) AND content_hash != sample_hash\(notExcluded)
+                        GROUP BY sample_hash, device, inode, size, mtime_ns
+                        """,
+                    arguments: args + args
+                ).map(Self.fileRow))
         }
     }
 

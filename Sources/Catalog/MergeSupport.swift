@@ -49,7 +49,7 @@ extension Catalog {
 
     /// The `file` columns merge copies beyond those `FileRow` holds, given the other catalog's columns.
     public static func extraFileColumns(_ a: [String], _ b: [String]) -> [String] {
-        let known = Set(fileColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        let known = Set(fileColumnNames)
         return Set(a).intersection(b).subtracting(known).subtracting(MergeTables.ownFileColumns).sorted()
     }
 

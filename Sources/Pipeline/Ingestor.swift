@@ -583,8 +583,15 @@ public final class Ingestor: Sendable {
         for i in fresh { identities[c.files[i].sampleHash!, default: []].insert(FileIdentity(c.files[i].fingerprint)) }
         let waiting = unwritten.newest(sharing: partials).filter { !freshPaths.contains($0.path) }
         let waitingPaths = Set(waiting.map(\.path))
-        let stored = try catalog.files(sharingPartialHashes: identities).filter { !freshPaths.contains($0.path) && !waitingPaths.contains($0.path) }
-            + waiting
+        let stored = try catalog.files(sharingPartialHashes: identities, excluding: freshPaths.union(waitingPaths)) + waiting
+        // Full hashes by file version (inode, size, modification time): a hard link of a file hashed in full
+        // before, or earlier in this folder, is not read again. `readNow`: versions read by this call, the only
+        // ones a stored row's path may borrow (that path may be gone; the version was just read elsewhere).
+        var completedBefore: [FileFingerprint: String] = [:]
+        for r in stored {
+            if let ch = r.contentHash, ch != r.sampleHash { completedBefore[r.fingerprint] = ch }
+        }
+        var readNow: [FileFingerprint: String] = [:]
         var completed: [String: String] = [:]  // path of a new file → its full hash
         for h in partials {
             let new = fresh.filter { c.files[$0].sampleHash == h }
@@ -595,14 +602,17 @@ public final class Ingestor: Sendable {
             var fullOld: [CompletedHash] = []
             var readable = Set<FileIdentity>()
             for i in new {
-                guard let full = try? ContentHasher.hash(path: c.files[i].path, mode: .full) else { continue }
+                let f = c.files[i]
+                let known = readNow[f.fingerprint] ?? completedBefore[f.fingerprint]
+                guard let full = known ?? (try? ContentHasher.hash(path: f.path, mode: .full)) else { continue }
+                if known == nil { readNow[f.fingerprint] = full }
                 fullNew.append((i, full))
-                readable.insert(FileIdentity(c.files[i].fingerprint))
+                readable.insert(FileIdentity(f.fingerprint))
             }
             for r in old {
                 if let ch = r.contentHash, ch != h {  // completed earlier
                     readable.insert(FileIdentity(r.fingerprint))
-                } else if let full = try? ContentHasher.hash(path: r.path, mode: .full) {
+                } else if let full = readNow[r.fingerprint] ?? (try? ContentHasher.hash(path: r.path, mode: .full)) {
                     fullOld.append(CompletedHash(path: r.path, partial: h, full: full))
                     readable.insert(FileIdentity(r.fingerprint))
                 }

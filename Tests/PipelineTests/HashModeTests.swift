@@ -98,6 +98,43 @@ import Testing
         #expect(try catalog.allAssets().first { $0.asset.id == "b/lone.jpg" }?.resourceHashes.first == fullLone)
     }
 
+    /// Hard links of a file in many folders, beside an exact copy (another inode): every link gets the full
+    /// hash, whether its file was completed in this folder, an unwritten one or the catalog; and the catalog
+    /// hands back one row per completed file version, not one per link.
+    @Test(arguments: [HashMode.sampled, .none], [Ingestor.commitBatchRows, 1])
+    func hardLinksShareTheirFilesFullHash(_ mode: HashMode, batchRows: Int) async throws {
+        let s = try Scratch()
+        let size = 400_000
+        let x = try s.write("a/x.jpg", Self.jpeg(size: size))
+        let y = try s.write("a/y.jpg", Self.jpeg(size: size))  // an exact copy of x
+        var links = [x]
+        for d in ["b", "c", "d"] {
+            try FileManager.default.createDirectory(atPath: s.root + "/" + d, withIntermediateDirectories: true)
+            for (n, src) in [x, y].enumerated() {
+                let link = s.root + "/\(d)/\(n == 0 ? "x" : "y")-link.jpg"
+                try FileManager.default.linkItem(atPath: src, toPath: link)
+                if n == 0 { links.append(link) }
+            }
+        }
+        let catalog = try Catalog(path: s.catalogPath)
+        let summary = try await Self.ingest(s.root, catalog, mode: mode, batchRows: batchRows)
+        #expect(summary.errors == 0)
+        let full = try ContentHasher.hash(path: x, mode: .full)
+        for p in links + [y, s.root + "/d/y-link.jpg"] { #expect(try Self.row(catalog, p).contentHash == full, "\(p)") }
+        let rx = try Self.row(catalog, x)
+        let partial = try #require(rx.sampleHash)
+        // A new file of a third inode with that partial hash: the eight rows come back as two (x's and y's).
+        let other = FileIdentity(device: rx.fingerprint.device, inode: -1)
+        let rows = try catalog.files(sharingPartialHashes: [partial: [other]])
+        #expect(rows.count == 2)
+        #expect(Set(rows.map { FileIdentity($0.fingerprint) }).count == 2)
+        #expect(rows.allSatisfy { $0.contentHash == full })
+        // Rows whose paths the caller holds newer rows for are left out before one per version is chosen.
+        let ys = [y] + ["b", "c", "d"].map { s.root + "/\($0)/y-link.jpg" }
+        let left = try catalog.files(sharingPartialHashes: [partial: [other]], excluding: Set(ys))
+        #expect(left.count == 1 && left.first.map { FileIdentity($0.fingerprint) } == FileIdentity(rx.fingerprint))
+    }
+
     @Test(arguments: [HashMode.full, .sampled, .none], [Ingestor.commitBatchRows, 1])
     func movesKeepTheirIdentifiers(_ mode: HashMode, batchRows: Int) async throws {
         let s = try Scratch()
