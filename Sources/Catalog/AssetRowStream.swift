@@ -10,21 +10,30 @@ extension AssetRowWriter {
     public mutating func objects(of result: FetchResult, before: (Int) -> String = { _ in "" }, after: String = "") throws(CatalogError) {
         let ids = result.rowIDs
         var start = 0
-        var scratch: [UInt8] = []
+        var scratch = OutBytes(capacity: 1 << 16)
+        var res = OutBytes(capacity: 1 << 12)
+        defer {
+            scratch.deallocate()
+            res.deallocate()
+        }
         while start < ids.count {
             let batch = Array(ids[start..<min(ids.count, start + 1000)])
             var spans: [Int64: Range<Int>] = [:]
-            scratch.removeAll(keepingCapacity: true)
+            scratch.removeAll()
+            res.removeAll()
             try result.catalog.read { db in
                 let marks = Array(repeating: "?", count: batch.count).joined(separator: ",")
-                var resources: [Int64: [UInt8]] = [:]
+                // An asset's resources are adjacent (ordered by asset): one range of `res` each.
+                var resources: [Int64: Range<Int>] = [:]
                 let rs = try db.makeStatement(sql: "SELECT asset_id, type, path, original_filename, uti, file_size FROM resource WHERE asset_id IN (\(marks)) ORDER BY asset_id, ord")
                 try rs.setArguments(StatementArguments(batch))
                 let r = RawColumns(rs.sqliteStatement)
                 while try step(rs.sqliteStatement) {
-                    var out = resources[r.int(0)].map { $0 + [UInt8(ascii: ",")] } ?? []
-                    Self.resource(r, into: &out)
-                    resources[r.int(0)] = out
+                    let id = r.int(0)
+                    let from = resources[id]?.lowerBound ?? res.count
+                    if resources[id] != nil { res.append(UInt8(ascii: ",")) }
+                    Self.resource(r, into: &res)
+                    resources[id] = from..<res.count
                 }
                 let s = try db.makeStatement(
                     sql: """
@@ -38,14 +47,15 @@ extension AssetRowWriter {
                 let c = RawColumns(s.sqliteStatement)
                 while try step(s.sqliteStatement) {
                     let from = scratch.count
-                    Self.object(c, resources: resources[c.int(0)] ?? [], into: &scratch)
+                    let own = resources[c.int(0)].map { UnsafeBufferPointer(rebasing: res.bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+                    Self.object(c, resources: own, into: &scratch)
                     spans[c.int(0)] = from..<scratch.count
                 }
             }
             for (k, id) in batch.enumerated() {
                 guard let span = spans[id] else { continue }
                 raw(before(start + k))
-                appendBytes(scratch[span])
+                appendBytes(UnsafeBufferPointer(rebasing: scratch.bytes[span]))
                 raw(after)
             }
             start += batch.count
@@ -53,70 +63,70 @@ extension AssetRowWriter {
     }
 
     /// One object from a row of the statement above, keys in `keyOrder`.
-    private static func object(_ c: RawColumns, resources: [UInt8], into out: inout [UInt8]) {
+    private static func object(_ c: RawColumns, resources: UnsafeBufferPointer<UInt8>, into out: inout OutBytes) {
         var next = 0
         func key() {
-            out.append(contentsOf: keyBytes[next])
+            out.append(keyBytes[next])
             next += 1
         }
         let mediaType = MediaType(rawValue: Int(c.int(4))) ?? .unknown
         key(); c.string(1, into: &out)  // localIdentifier
         key(); c.string(2, into: &out)  // cloudIdentifier
         key(); c.string(3, into: &out)  // id
-        key(); string(mediaType.name, into: &out)
+        key(); out.jsonString(mediaType.name)
         key()
-        if c.int(5) == 0 { Self.literal("[]", into: &out) } else { strings(MediaSubtypes(rawValue: UInt(c.int(5))).names, into: &out) }
+        if c.int(5) == 0 { out.append("[]") } else { out.jsonStrings(MediaSubtypes(rawValue: UInt(c.int(5))).names) }
         key()  // traits, sorted
         let motionPhoto = traits(c.text(6), into: &out)
-        key(); string((PlaybackStyle(rawValue: Int(c.int(7))) ?? .unsupported).name, into: &out)
-        key(); string(variationNames[PlaybackVariation(rawValue: Int(c.int(8))) ?? .none], into: &out)
+        key(); out.jsonString((PlaybackStyle(rawValue: Int(c.int(7))) ?? .unsupported).name)
+        key(); out.jsonString(variationNames[PlaybackVariation(rawValue: Int(c.int(8))) ?? .none])
         key()  // creationDate
         if c.isNull(9) {
-            Self.literal("null", into: &out)
+            out.append("null")
         } else {  // AssetDate.description: the local text, then the offset when known
             out.append(UInt8(ascii: "\""))
-            escaped(bytes: c.text(9), into: &out)
-            if !c.isNull(10) { out.append(contentsOf: AssetDate.offsetSuffix(Int(c.int(10))).utf8) }
+            out.escaped(c.text(9))
+            if !c.isNull(10) { out.append(AssetDate.offsetSuffix(Int(c.int(10)))) }
             out.append(UInt8(ascii: "\""))
         }
         key(); c.string(11, into: &out)  // creationDateSource
         key()  // location
         if c.isNull(12) || c.isNull(13) {
-            Self.literal("null", into: &out)
+            out.append("null")
         } else {
-            Self.literal("{\"latitude\":", into: &out); number(c.double(12), into: &out)
-            Self.literal(",\"longitude\":", into: &out); number(c.double(13), into: &out)
-            Self.literal(",\"altitude\":", into: &out); number(c.isNull(14) ? nil : c.double(14), into: &out)
+            out.append("{\"latitude\":"); out.number(c.double(12))
+            out.append(",\"longitude\":"); out.number(c.double(13))
+            out.append(",\"altitude\":"); out.number(c.isNull(14) ? nil : c.double(14))
             out.append(UInt8(ascii: "}"))
         }
         key(); c.string(15, into: &out)  // locationSource
-        key(); integer(c.int(16), into: &out)
-        key(); integer(c.int(17), into: &out)
-        key(); number(mediaType == .video || mediaType == .audio ? c.double(18) : nil, into: &out)
-        key(); Self.literal("null", into: &out)  // pairedVideoDuration
+        key(); out.integer(c.int(16))
+        key(); out.integer(c.int(17))
+        key(); out.number(mediaType == .video || mediaType == .audio ? c.double(18) : nil)
+        key(); out.append("null")  // pairedVideoDuration
         key(); c.string(19, into: &out)
         key(); c.string(20, into: &out)
-        key(); Self.literal(c.int(21) != 0 ? "true" : "false", into: &out)
-        key(); Self.literal(c.int(22) != 0 ? "true" : "false", into: &out)
-        key(); Self.literal(c.int(23) != 0 ? "true" : "false", into: &out)
-        key(); out.append(UInt8(ascii: "[")); out.append(contentsOf: resources); out.append(UInt8(ascii: "]"))
+        key(); out.append(c.int(21) != 0 ? "true" : "false")
+        key(); out.append(c.int(22) != 0 ? "true" : "false")
+        key(); out.append(c.int(23) != 0 ? "true" : "false")
+        key(); out.append(UInt8(ascii: "[")); out.append(resources); out.append(UInt8(ascii: "]"))
         key()  // metadataSources: stored as JSON [{type, path}]
         let sources = c.text(24)
         if sources.elementsEqual("[]".utf8) {
-            Self.literal("[]", into: &out)
+            out.append("[]")
         } else {
             let refs = (try? JSONDecoder().decode([MetadataSourceRef].self, from: Data(sources))) ?? []
             out.append(UInt8(ascii: "["))
             for (i, m) in refs.enumerated() {
-                out.append(contentsOf: (i == 0 ? "{\"type\":" : ",{\"type\":").utf8); string(m.type, into: &out)
-                Self.literal(",\"path\":", into: &out); string(m.path, into: &out)
+                out.append(i == 0 ? "{\"type\":" as StaticString : ",{\"type\":"); out.jsonString(m.type)
+                out.append(",\"path\":"); out.jsonString(m.path)
                 out.append(UInt8(ascii: "}"))
             }
             out.append(UInt8(ascii: "]"))
         }
-        key(); Self.literal("null", into: &out)  // embeddedVideo
-        key(); Self.literal(motionPhoto ? "true" : "false", into: &out)
-        key(); Self.literal("null", into: &out)  // pairingConfidence
+        key(); out.append("null")  // embeddedVideo
+        key(); out.append(motionPhoto ? "true" : "false")
+        key(); out.append("null")  // pairingConfidence
         key(); c.string(25, into: &out)
         key(); c.string(26, into: &out)
         key(); c.string(27, into: &out)
@@ -125,9 +135,9 @@ extension AssetRowWriter {
         for (i, line) in c.text(28).split(separator: UInt8(ascii: "\n")).enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "\""))
-            escaped(bytes: line, into: &out)
+            out.escaped(UnsafeBufferPointer(rebasing: line))
             if !zip(line, line.dropFirst()).contains(where: { $0 == UInt8(ascii: ":") && $1 == UInt8(ascii: " ") }) {
-                Self.literal(": ", into: &out)
+                out.append(": ")
             }
             out.append(UInt8(ascii: "\""))
         }
@@ -137,9 +147,9 @@ extension AssetRowWriter {
     /// The traits column (comma-separated) as a sorted JSON array of distinct names, copied straight from
     /// the column when it is already sorted and distinct (as the writer stores it). True when it holds
     /// `motionPhoto`.
-    private static func traits(_ text: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
+    private static func traits(_ text: UnsafeBufferPointer<UInt8>, into out: inout OutBytes) -> Bool {
         if text.isEmpty {
-            literal("[]", into: &out)
+            out.append("[]")
             return false
         }
         let names = text.split(separator: UInt8(ascii: ","))
@@ -148,30 +158,14 @@ extension AssetRowWriter {
             out.append(UInt8(ascii: "["))
             for (i, n) in names.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                string(bytes: n, into: &out)
+                out.jsonString(UnsafeBufferPointer(rebasing: n))
             }
             out.append(UInt8(ascii: "]"))
             return names.contains { $0.elementsEqual(motion) }
         }
         let sorted = Set(names.map { String(decoding: $0, as: UTF8.self) }).sorted()
-        strings(sorted, into: &out)
+        out.jsonStrings(sorted)
         return sorted.contains(Trait.motionPhoto.rawValue)
-    }
-
-    /// A decimal integer, without a `String` in between.
-    static func integer(_ v: Int64, into out: inout [UInt8]) {
-        if v < 0 { out.append(UInt8(ascii: "-")) }
-        var m = v.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        var n = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            repeat {
-                d[23 - n] = UInt8(ascii: "0") + UInt8(m % 10)
-                m /= 10
-                n += 1
-            } while m > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: d[(24 - n)...]))
-        }
     }
 }
 
@@ -192,9 +186,9 @@ struct RawColumns {
     }
 
     /// Column `i` as a JSON string, or null.
-    func string(_ i: Int32, into out: inout [UInt8]) {
-        if isNull(i) { return AssetRowWriter.literal("null", into: &out) }
-        AssetRowWriter.string(bytes: text(i), into: &out)
+    func string(_ i: Int32, into out: inout OutBytes) {
+        if isNull(i) { return out.append("null") }
+        out.jsonString(text(i))
     }
 }
 
@@ -217,14 +211,23 @@ extension AssetRowWriter {
         matching options: FetchOptions, in catalog: Catalog, before: (Int) -> String = { _ in "" }, after: String = ""
     ) throws(CatalogError) -> Int {
         var n = 0
-        var res: [UInt8] = []
+        // Objects go into `out`, written to the descriptor whenever `flushAt` bytes are pending; what is left
+        // at the end goes back to `buffer` (after what was pending before).
+        var out = OutBytes(capacity: min(flushAt, 1 << 20) + 4096)
+        var res = OutBytes(capacity: 1 << 12)
+        defer {
+            out.deallocate()
+            res.deallocate()
+        }
+        buffer.withUnsafeBufferPointer { out.append($0) }
+        buffer.removeAll(keepingCapacity: true)
         var parts: [(ord: Int64, bytes: Range<Int>)] = []
         let afterBytes = Array(after.utf8)
         try catalog.forEachAssetRow(options, resources: true) { c, resources in
-            res.removeAll(keepingCapacity: true)
+            res.removeAll()
             parts.removeAll(keepingCapacity: true)
             try resources { r in
-                if !res.isEmpty { res.append(UInt8(ascii: ",")) }
+                if res.count > 0 { res.append(UInt8(ascii: ",")) }
                 let from = res.count
                 Self.resource(r, into: &res)
                 parts.append((r.int(6), from..<res.count))
@@ -232,19 +235,24 @@ extension AssetRowWriter {
             // Resources come in row order; they are written in `ord` order (ties in row order).
             if zip(parts, parts.dropFirst()).contains(where: { $0.ord > $1.ord }) {
                 let sorted = parts.enumerated().sorted { ($0.element.ord, $0.offset) < ($1.element.ord, $1.offset) }
-                var joined: [UInt8] = []
+                var joined = OutBytes(capacity: res.count + 16)
                 for (i, p) in sorted.enumerated() {
                     if i > 0 { joined.append(UInt8(ascii: ",")) }
-                    joined.append(contentsOf: res[p.element.bytes])
+                    joined.append(UnsafeBufferPointer(rebasing: res.bytes[p.element.bytes]))
                 }
+                res.deallocate()
                 res = joined
             }
-            buffer.append(contentsOf: before(n).utf8)
-            Self.object(c, resources: res, into: &buffer)
-            buffer.append(contentsOf: afterBytes)
-            if buffer.count >= flushAt { flush() }
+            out.append(before(n))
+            Self.object(c, resources: res.bytes, into: &out)
+            afterBytes.withUnsafeBufferPointer { out.append($0) }
+            if out.count >= flushAt {
+                write(out.bytes)
+                out.removeAll()
+            }
             n += 1
         }
+        buffer.append(contentsOf: out.bytes)
         return n
     }
 
@@ -275,13 +283,13 @@ extension AssetRowWriter {
 
     /// A resource object from a row of the resource statement (`asset_id, type, path, original_filename,
     /// uti, file_size`).
-    static func resource(_ r: RawColumns, into out: inout [UInt8]) {
-        Self.literal("{\"type\":", into: &out)
-        string(AssetResourceType(rawValue: Int(r.int(1)))?.name ?? AssetResourceType.photo.name, into: &out)
-        Self.literal(",\"path\":", into: &out); r.string(2, into: &out)
-        Self.literal(",\"originalFilename\":", into: &out); r.string(3, into: &out)
-        if !r.isNull(4) { Self.literal(",\"uniformTypeIdentifier\":", into: &out); r.string(4, into: &out) }
-        if !r.isNull(5) { Self.literal(",\"fileSize\":", into: &out); integer(r.int(5), into: &out) }
+    static func resource(_ r: RawColumns, into out: inout OutBytes) {
+        out.append("{\"type\":")
+        out.jsonString(AssetResourceType(rawValue: Int(r.int(1)))?.name ?? AssetResourceType.photo.name)
+        out.append(",\"path\":"); r.string(2, into: &out)
+        out.append(",\"originalFilename\":"); r.string(3, into: &out)
+        if !r.isNull(4) { out.append(",\"uniformTypeIdentifier\":"); r.string(4, into: &out) }
+        if !r.isNull(5) { out.append(",\"fileSize\":"); out.integer(r.int(5)) }
         out.append(UInt8(ascii: "}"))
     }
 }

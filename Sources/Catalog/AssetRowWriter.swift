@@ -133,26 +133,35 @@ public struct AssetRowWriter {
 
     /// Writes what is pending (a short write is continued; a failed one, such as a closed pipe, drops the rest).
     public mutating func flush() {
+        buffer.withUnsafeBufferPointer { write($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes `bytes` to the descriptor, past what is pending (the caller flushed it or holds nothing).
+    func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let p = bytes.baseAddress else { return }
         var done = 0
-        buffer.withUnsafeBytes { p in
-            while done < p.count {
-                let n = Foundation.write(fd, p.baseAddress! + done, p.count - done)
-                if n > 0 {
-                    done += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
+        while done < bytes.count {
+            let n = Foundation.write(fd, p + done, bytes.count - done)
+            if n > 0 {
+                done += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return
             }
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     // MARK: - Values
 
     /// Appends bytes already encoded.
     mutating func appendBytes(_ bytes: ArraySlice<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= flushAt { flush() }
+    }
+
+    mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= flushAt { flush() }
     }

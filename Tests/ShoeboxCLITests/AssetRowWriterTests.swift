@@ -209,4 +209,26 @@ import Testing
             ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
         #expect(AssetField.csv(s) == before)
     }
+    /// The row stream's escaping (`OutBytes.escaped`, eight bytes at a time) writes what the reference
+    /// (`AssetRowWriter.escaped`, byte by byte) writes: every byte value, at every position and length.
+    @Test func wordWiseEscapingMatchesByteWise() {
+        var rng = SystemRandomNumberGenerator()
+        let special: [UInt8] = [0x00, 0x08, 0x09, 0x0A, 0x0C, 0x0D, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF]
+        var inputs: [[UInt8]] = (0...256).map { n in (0..<n).map { UInt8(truncatingIfNeeded: $0) } }
+        for b in special {  // one special byte at each offset of a 17-byte run of plain ones
+            for at in 0..<17 { var x = [UInt8](repeating: UInt8(ascii: "a"), count: 17); x[at] = b; inputs.append(x) }
+        }
+        for _ in 0..<2000 {
+            let n = Int.random(in: 0..<40, using: &rng)
+            inputs.append((0..<n).map { _ in Bool.random(using: &rng) ? special.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng) })
+        }
+        for x in inputs {
+            var reference: [UInt8] = []
+            AssetRowWriter.escaped(bytes: x, into: &reference)
+            var out = OutBytes(capacity: 8)
+            defer { out.deallocate() }
+            x.withUnsafeBufferPointer { out.escaped($0) }
+            #expect(Array(out.bytes) == reference, "\(x)")
+        }
+    }
 }
