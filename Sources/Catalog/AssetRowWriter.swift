@@ -218,24 +218,31 @@ public struct AssetRowWriter {
             let c = bytes[i]
             if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
                 out.append(contentsOf: bytes[start..<i])
-                switch c {
-                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-                case 0x0A: out.append(contentsOf: "\\n".utf8)
-                case 0x0D: out.append(contentsOf: "\\r".utf8)
-                case 0x09: out.append(contentsOf: "\\t".utf8)
-                case 0x08: out.append(contentsOf: "\\b".utf8)
-                case 0x0C: out.append(contentsOf: "\\f".utf8)
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: "\\u00".utf8)
-                    out.append(hex[Int(c >> 4)])
-                    out.append(hex[Int(c & 0xF)])
-                }
+                escapeSequence(c) { out.append(contentsOf: $0) }
                 start = bytes.index(after: i)
             }
             i = bytes.index(after: i)
         }
         out.append(contentsOf: bytes[start..<bytes.endIndex])
+    }
+
+    /// The escape of a byte a JSON string cannot hold as is (`"`, `\`, a control byte): `\n`-style where JSON
+    /// has one, else `\u00XX`. The one table of `escaped(bytes:into:)` and `OutBytes.escaped`.
+    @inlinable static func escapeSequence(_ c: UInt8, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        func hex(_ v: UInt8) -> UInt8 { v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10 }
+        var seq: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (UInt8(ascii: "\\"), 0, UInt8(ascii: "0"), UInt8(ascii: "0"), hex(c >> 4), hex(c & 0xF))
+        var n = 2
+        switch c {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): seq.1 = c
+        case 0x0A: seq.1 = UInt8(ascii: "n")
+        case 0x0D: seq.1 = UInt8(ascii: "r")
+        case 0x09: seq.1 = UInt8(ascii: "t")
+        case 0x08: seq.1 = UInt8(ascii: "b")
+        case 0x0C: seq.1 = UInt8(ascii: "f")
+        default:
+            seq.1 = UInt8(ascii: "u")
+            n = 6
+        }
+        withUnsafeBytes(of: &seq) { body(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[..<n])) }
     }
 }

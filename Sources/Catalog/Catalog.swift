@@ -342,8 +342,7 @@ public final class Catalog: Sendable {
             if !excluding.isEmpty {
                 // One JSON array, not a variable per path: a folder may hold more paths than SQLite's limit.
                 notExcluded = " AND path NOT IN (SELECT value FROM json_each(?))"
-                let paths = (try? JSONEncoder().encode(excluding.sorted())).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
-                args += [paths]
+                args += [Self.jsonArray(excluding.sorted())]
             }
             return try Array(
                 Row.fetchCursor(

@@ -21,9 +21,6 @@ struct OutBytes {
 
     mutating func removeAll() { count = 0 }
 
-    /// Keeps the first `n` bytes.
-    mutating func truncate(to n: Int) { count = min(count, n) }
-
     private mutating func grow(_ n: Int) {
         let wanted = max(capacity * 2, count + n)
         let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: wanted)
@@ -93,20 +90,7 @@ struct OutBytes {
             guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
             let at = i - 1
             append(UnsafeBufferPointer(start: p + start, count: at - start))
-            switch c {
-            case UInt8(ascii: "\""): append("\\\"")
-            case UInt8(ascii: "\\"): append("\\\\")
-            case 0x0A: append("\\n")
-            case 0x0D: append("\\r")
-            case 0x09: append("\\t")
-            case 0x08: append("\\b")
-            case 0x0C: append("\\f")
-            default:
-                let hex: StaticString = "0123456789abcdef"
-                append("\\u00")
-                append(hex.utf8Start[Int(c >> 4)])
-                append(hex.utf8Start[Int(c & 0xF)])
-            }
+            AssetRowWriter.escapeSequence(c) { append($0) }
             start = at + 1
         }
         append(UnsafeBufferPointer(start: p + start, count: bytes.count - start))
