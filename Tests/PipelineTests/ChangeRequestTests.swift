@@ -24,7 +24,8 @@ import TestSupport
 
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func failedChangeSetLeavesTheCatalogExactlyAsBefore() async throws {
-        let (_, catalog) = try await Self.lychee()
+        let (scratch, catalog) = try await Self.lychee()
+        defer { withExtendedLifetime(scratch) {} }  // the scratch folder holds the catalog
         let a = try Self.ids(catalog)
         let before = try catalog.dump()
         let set = ChangeSet(changes: [
@@ -57,7 +58,8 @@ import TestSupport
 
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func successfulChangeSetRecordsExactlyItsHistory() async throws {
-        let (_, catalog) = try await Self.lychee()
+        let (scratch, catalog) = try await Self.lychee()
+        defer { withExtendedLifetime(scratch) {} }  // the scratch folder holds the catalog
         let a = try Self.ids(catalog)
         let t0 = try catalog.currentToken()
         let map = try catalog.perform(
@@ -99,7 +101,8 @@ import TestSupport
     /// Each one-off change (as the CLI performs them: a one-change set).
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func oneOffChanges() async throws {
-        let (_, catalog) = try await Self.lychee()
+        let (scratch, catalog) = try await Self.lychee()
+        defer { withExtendedLifetime(scratch) {} }  // the scratch folder holds the catalog
         let a = try Self.ids(catalog)
         func one(_ c: Change) throws -> (map: [String: String], records: [String]) {
             let t = try catalog.currentToken()

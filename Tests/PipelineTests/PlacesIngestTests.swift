@@ -26,7 +26,8 @@ struct PlacesIngestTests {
     }
 
     @Test func fixturesPlacesAndOffsets() async throws {
-        let (_, catalog) = try await ingested(Self.fixtures)
+        let (scratch, catalog) = try await ingested(Self.fixtures)
+        defer { withExtendedLifetime(scratch) {} }  // the scratch folder holds the catalog
         // Either side of the border, same wall-clock time, one hour apart in time.
         let elvas = try info(catalog, "border/elvas.jpg")
         #expect(elvas.placeText == "Elvas, Portalegre, Portugal")
@@ -65,7 +66,8 @@ struct PlacesIngestTests {
     }
 
     @Test func fixturesMomentTitlesOnLocalDays() async throws {
-        let (_, catalog) = try await ingested(Self.fixtures)
+        let (scratch, catalog) = try await ingested(Self.fixtures)
+        defer { withExtendedLifetime(scratch) {} }  // the scratch folder holds the catalog
         let moments = try catalog.collections(type: .moment).map { "\($0.title) [\($0.count)]" }
         #expect(
             moments == [
@@ -79,7 +81,8 @@ struct PlacesIngestTests {
     }
 
     @Test func queriesByPlaceAndCountry() async throws {
-        let (_, catalog) = try await ingested(Self.fixtures)
+        let (scratch, catalog) = try await ingested(Self.fixtures)
+        defer { withExtendedLifetime(scratch) {} }  // the scratch folder holds the catalog
         func count(_ p: String) throws -> Int {
             try catalog.fetchAssets(FetchOptions(predicate: PredicateCompiler.compile(p))).count
         }
@@ -98,7 +101,8 @@ struct PlacesIngestTests {
     /// GPS-tagged iPhone, Android and camera files of the corpus.
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func corpusPlacesAndZones() async throws {
-        let (_, catalog) = try await ingested(try #require(Corpus.root).path)
+        let (scratch, catalog) = try await ingested(try #require(Corpus.root).path)
+        defer { withExtendedLifetime(scratch) {} }  // the scratch folder holds the catalog
         // iPhone XR HEIC in Lisbon (Belém), no OffsetTimeOriginal: Lisbon summer time.
         let heic = try info(catalog, "metadata-extractor-images/heic/Issue 263 dotnet.heic")
         #expect(heic.placeText == "Lisbon, Lisbon, Portugal")
@@ -133,7 +137,8 @@ struct PlacesIngestTests {
 
     /// A gazetteer added later: the next ingest derives places and records them as changes.
     @Test func gazetteerChangeIsRecorded() async throws {
-        let (_, catalog) = try await ingested(Self.fixtures)
+        let (scratch, catalog) = try await ingested(Self.fixtures)
+        defer { withExtendedLifetime(scratch) {} }  // the scratch folder holds the catalog
         // As if the catalog had been derived without a gazetteer.
         try catalog.applyPlaces([:], runID: nil)
         try catalog.setMetaValue(Catalog.gazetteerMetaKey, "none")
