@@ -52,11 +52,14 @@ public struct CollectionSpec: Sendable, Equatable {
     public var longitude: Double?
     /// Smart albums: the predicate text (evaluated when read) and its arguments.
     public var predicate: String?
-    public var members: [String]
+    /// The members' asset row ids (`asset.id`), in order: eight bytes each where a local identifier costs
+    /// some eighty, and no map from identifiers to rows is built to store them (a library's albums and
+    /// moments together name every asset).
+    public var members: [Int64]
 
     public init(
         localIdentifier: String, type: AssetCollectionType, subtype: AssetCollectionSubtype, title: String, startDate: String? = nil,
-        endDate: String? = nil, latitude: Double? = nil, longitude: Double? = nil, predicate: String? = nil, members: [String] = []
+        endDate: String? = nil, latitude: Double? = nil, longitude: Double? = nil, predicate: String? = nil, members: [Int64] = []
     ) {
         self.localIdentifier = localIdentifier
         self.type = type
@@ -176,13 +179,10 @@ extension Catalog {
                     existing[r["local_identifier"]] = r
                 }
             }
-            var idByAsset: [String: Int64] = [:]
-            let ids = try Row.fetchCursor(db, sql: "SELECT id, local_identifier FROM asset")
-            while let r = try ids.next() { idByAsset[r[1]] = r[0] }
             var keep = Set<String>()
             for c in collections {
                 keep.insert(c.localIdentifier)
-                let members = c.members.compactMap { idByAsset[$0] }
+                let members = c.members
                 if let old = existing[c.localIdentifier] {
                     let cid: Int64 = old["id"]
                     var props: [String] = []

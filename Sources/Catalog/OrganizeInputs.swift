@@ -124,7 +124,7 @@ extension Catalog {
     /// What the moment segmenter needs of every dated live asset: the local date the places step gave it
     /// (else its capture date), its position and place name, read after the places are stored.
     public func momentInputs(
-        _ body: (_ localIdentifier: String, _ date: AssetDate, _ latitude: Double?, _ longitude: Double?, _ place: String?) ->
+        _ body: (_ assetID: Int64, _ localIdentifier: String, _ date: AssetDate, _ latitude: Double?, _ longitude: Double?, _ place: String?) ->
             Void
     )
         throws(CatalogError)
@@ -134,12 +134,12 @@ extension Catalog {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT local_identifier, coalesce(local_date, creation_date),
+                    SELECT id, local_identifier, coalesce(local_date, creation_date),
                         CASE WHEN local_date IS NULL THEN creation_offset ELSE local_offset END, latitude, longitude, place_name
                     FROM asset WHERE trashed_at IS NULL AND (local_date IS NOT NULL OR creation_date IS NOT NULL)
                     """)
             while let r = try rows.next() {
-                body(r[0], AssetDate(local: r[1], offsetSeconds: r[2]), r[3], r[4], places.intern(r[5] as String?))
+                body(r[0], r[1], AssetDate(local: r[2], offsetSeconds: r[3]), r[4], r[5], places.intern(r[6] as String?))
             }
         }
     }
@@ -158,15 +158,16 @@ extension Catalog {
         try organizeRows(where: "creation_date >= ? AND creation_date < ?", arguments: [from, before])
     }
 
-    /// Every live asset's root, primary path and local identifier, by root then path.
-    public func assetPaths(_ body: (_ root: String, _ primaryPath: String, _ localIdentifier: String) throws -> Void)
+    /// Every live asset's root, primary path and row id, by root, then directory, then path: one directory's
+    /// assets come one after another, so a caller can hold one directory's paths at a time.
+    public func assetPaths(_ body: (_ root: String, _ primaryPath: String, _ assetID: Int64) throws -> Void)
         throws(CatalogError)
     {
         try read { db in
             var roots = StringInterner()
             let rows = try Row.fetchCursor(
                 db,
-                sql: "SELECT root, primary_path, local_identifier FROM asset WHERE trashed_at IS NULL ORDER BY root, primary_path"
+                sql: "SELECT root, primary_path, id FROM asset WHERE trashed_at IS NULL ORDER BY root, dir, primary_path"
             )
             while let r = try rows.next() { try body(roots.intern(r[0] as String), r[1], r[2]) }
         }

@@ -51,9 +51,28 @@ public enum FolderAlbums {
     ) -> (albums: [AlbumSpec], folders: [FolderSpec]) {
         var filesByDir: [String: [String]] = [:]
         for p in paths {
-            guard let slash = p.lastIndex(of: "/") else { continue }
-            filesByDir[String(p[..<slash]), default: []].append(p)
+            guard let dir = directory(of: p) else { continue }
+            filesByDir[dir, default: []].append(p)
         }
+        var (albums, folders) = build(
+            directories: filesByDir.mapValues(\.count), mode: mode, takeoutTitles: takeoutTitles, skipTakeoutYearFolders: skipTakeoutYearFolders)
+        for i in albums.indices { albums[i].members = filesByDir[albums[i].directory]!.sorted() }
+        return (albums, folders)
+    }
+
+    /// The directory of a path relative to the root (`a/b` of `a/b/c.jpg`), nil for a file at the root.
+    public static func directory(of path: some StringProtocol) -> String? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return String(path[..<slash])
+    }
+
+    /// The albums and folders of directories holding `directories[dir]` media files each, with the albums'
+    /// `members` left empty: a caller that streams a large library fills them in its own terms (asset row
+    /// ids, in path order) instead of holding every path.
+    public static func build(
+        directories filesByDir: [String: Int], mode: Mode = .leafAlbums, takeoutTitles: [String: String] = [:],
+        skipTakeoutYearFolders: Bool = true
+    ) -> (albums: [AlbumSpec], folders: [FolderSpec]) {
         let isTakeout = !takeoutTitles.isEmpty
         func isYearFolder(_ dir: String) -> Bool {
             guard isTakeout && skipTakeoutYearFolders && takeoutTitles[dir] == nil else { return false }
@@ -89,14 +108,14 @@ public enum FolderAlbums {
                 reasons.append(Reason("album", "Google Takeout album metadata.json in \(d): title \"\(t)\""))
             } else {
                 title = name(d)
-                reasons.append(Reason("album", "directory \(d) holds \(filesByDir[d]!.count) media files"))
+                reasons.append(Reason("album", "directory \(d) holds \(filesByDir[d]!) media files"))
             }
             if folderDirs.contains(d) {
                 reasons.append(Reason("album", "its own files, inside folder \(d), because the directory also has albums below it"))
             }
             return AlbumSpec(localIdentifier: StableIdentifier.collection("album:" + d), subtype: .albumRegular, title: title,
                              directory: d, parentFolder: albumParent(d).map { StableIdentifier.collectionList("folder:" + $0) },
-                             members: filesByDir[d]!.sorted(), reasons: reasons)
+                             members: [], reasons: reasons)
         }
         var index: [String: Int] = [:]
         for (i, f) in folders.enumerated() { index[f.localIdentifier] = i }

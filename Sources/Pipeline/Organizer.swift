@@ -95,8 +95,10 @@ public enum Organizer {
     /// Every dated asset's moment item, segmented with the stored moments as the previous ones.
     static func moments(_ catalog: Catalog, summary: inout Summary) throws -> ([CollectionSpec], [CollectionListSpec]) {
         var items: [MomentItem] = []
-        try catalog.momentInputs { id, d, latitude, longitude, place in
+        var rowByID: [String: Int64] = [:]  // the keys share the items' strings
+        try catalog.momentInputs { row, id, d, latitude, longitude, place in
             guard let t = Classifier.epochSeconds(d.local) else { return }
+            rowByID[id] = row
             items.append(
                 MomentItem(
                     id: id, instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)), latitude: latitude,
@@ -109,7 +111,7 @@ public enum Organizer {
             CollectionSpec(
                 localIdentifier: m.localIdentifier, type: .moment, subtype: AssetCollectionSubtype(rawValue: 0), title: m.title,
                 startDate: iso(m.startInstant), endDate: iso(m.endInstant), latitude: m.approximateLocation?.latitude,
-                longitude: m.approximateLocation?.longitude, members: m.members)
+                longitude: m.approximateLocation?.longitude, members: m.members.compactMap { rowByID[$0] })
         }
         let lists = (result.clusters + result.years).map { l in
             CollectionListSpec(
@@ -119,38 +121,54 @@ public enum Organizer {
         return (collections, lists)
     }
 
-    /// Albums and folders from the directory tree, one root at a time.
+    /// Albums and folders from the directory tree, one root at a time. The assets come a directory at a
+    /// time (`Catalog.assetPaths`), and only that directory's paths are held: what is kept of the library is
+    /// each directory's file count and its members' row ids, in path order.
     static func folders(_ catalog: Catalog, mode: FolderAlbums.Mode) throws -> ([CollectionSpec], [CollectionListSpec]) {
         let takeout = try catalog.takeoutAlbumTitles()
         var collections: [CollectionSpec] = [], lists: [CollectionListSpec] = []
-        var root = "", paths: [String] = [], idByPath: [String: String] = [:]
+        var root = "", members: [String: [Int64]] = [:]
+        var dir: String? = nil, run: [(path: String, id: Int64)] = []
+        func flushDirectory() {
+            if let dir, !run.isEmpty {
+                // Sorted as Swift orders strings (canonical equivalence), as FolderAlbums.build(paths:) sorts.
+                members[dir, default: []].append(contentsOf: run.sorted { $0.path < $1.path }.map(\.id))
+            }
+            run.removeAll(keepingCapacity: true)
+        }
         func flushRoot() {
-            guard !paths.isEmpty else { return }
-            albums(root: root, paths: paths, idByPath: idByPath, mode: mode, takeout: takeout, collections: &collections, lists: &lists)
-            paths = []
-            idByPath = [:]
+            flushDirectory()
+            guard !members.isEmpty else { return }
+            albums(root: root, members: members, mode: mode, takeout: takeout, collections: &collections, lists: &lists)
+            members = [:]
         }
         try catalog.assetPaths { r, path, id in
             if r != root {
                 flushRoot()
                 root = r
+                dir = nil
             }
-            paths.append(path)
-            idByPath[path] = id
+            guard let d = FolderAlbums.directory(of: path) else { return }  // a file at the root: no album
+            if d != dir {
+                flushDirectory()
+                dir = d
+            }
+            run.append((path, id))
         }
         flushRoot()
         return (collections, lists)
     }
 
-    /// One root's albums and folders from the directory tree.
+    /// One root's albums and folders from the directory tree; `members` are the row ids of each directory's
+    /// assets (relative to the root), in path order.
     static func albums(
-        root: String, paths: [String], idByPath: [String: String], mode: FolderAlbums.Mode, takeout: [String: String],
+        root: String, members: [String: [Int64]], mode: FolderAlbums.Mode, takeout: [String: String],
         collections: inout [CollectionSpec], lists: inout [CollectionListSpec]
     ) {
         let prefix = root.hasSuffix("/") ? root : root + "/"
         var titles: [String: String] = [:]
         for (dir, t) in takeout where dir.hasPrefix(prefix) { titles[String(dir.dropFirst(prefix.count))] = t }
-        let (albums, folders) = FolderAlbums.build(paths: paths, mode: mode, takeoutTitles: titles)
+        let (albums, folders) = FolderAlbums.build(directories: members.mapValues(\.count), mode: mode, takeoutTitles: titles)
         let rootName = root.split(separator: "/").last.map(String.init) ?? root
         // Identifiers qualified by the root (two roots may hold folders of the same name); the children
         // FolderAlbums lists use its own identifiers, so translate them.
@@ -161,7 +179,7 @@ public enum Organizer {
             collections.append(
                 CollectionSpec(
                     localIdentifier: StableIdentifier.collection("album:" + root + "/" + a.directory), type: .album, subtype: a.subtype,
-                    title: a.title.isEmpty ? rootName : a.title, members: a.members.compactMap { idByPath[$0] }))
+                    title: a.title.isEmpty ? rootName : a.title, members: members[a.directory] ?? []))
         }
         for f in folders {
             lists.append(

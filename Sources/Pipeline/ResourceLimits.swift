@@ -35,6 +35,34 @@ public enum ResourceLimits {
         return max(1, min(requested, room))
     }
 
+    /// Caps glibc's malloc arenas at `arenas` (its default is 8 per core: each thread that meets a locked
+    /// arena gets one of its own, and memory freed in an arena stays with it). An ingest's probe threads,
+    /// the writer and the organize step then share a few heaps instead of holding a dozen half-empty ones
+    /// (Benchmarks/README.md). Call before the threads start; elsewhere it does nothing.
+    public static func limitMallocArenas(_ arenas: Int) {
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        let mArenaMax: Int32 = -8  // <malloc.h>
+        if let f = glibcFunction("mallopt", as: Mallopt.self) { _ = f(mArenaMax, Int32(clamping: max(1, arenas))) }
+    }
+
+    /// Hands memory that malloc holds but nothing uses back to the system (glibc's `malloc_trim`), e.g.
+    /// the probe's buffers once every file is probed; elsewhere it does nothing.
+    public static func releaseFreeMemory() {
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        if let f = glibcFunction("malloc_trim", as: MallocTrim.self) { _ = f(0) }
+    }
+
+    /// A glibc function that Swift's Glibc module does not declare (`<malloc.h>`), looked up in the process;
+    /// nil with another C library.
+    static func glibcFunction<F>(_ name: String, as type: F.Type) -> F? {
+        #if canImport(Glibc)
+            guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, name) else { return nil }
+            return unsafeBitCast(symbol, to: type)
+        #else
+            return nil
+        #endif
+    }
+
     /// Peak resident memory of this process so far, bytes.
     public static func peakMemoryBytes() -> Int {
         var u = rusage()

@@ -251,6 +251,8 @@ struct IngestCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("note: \(fitted) files at once instead of \(options.concurrency): the open-file limit is \(fdLimit)\n".utf8))
             options.concurrency = fitted
         }
+        // A malloc heap for each file in flight, one for the writer, one for the rest (Benchmarks/README.md).
+        ResourceLimits.limitMallocArenas(options.concurrency + 2)
         if let stages = def?.stages {
             // probe → classify → assemble → commit is the ingest itself; only later stages can be switched off.
             for (name, on) in [("probe", stages.probe), ("classify", stages.classify), ("assemble", stages.assemble), ("commit", stages.commit)] where !on {

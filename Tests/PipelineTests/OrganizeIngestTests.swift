@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import GRDB
 import PhotoModel
 import Testing
 import TestSupport
@@ -158,5 +159,38 @@ extension OrganizeIngestTests {
         let albums = try catalog.collections(type: .album)
         #expect(albums.map(\.title) == ["Adelaide"])
         #expect(albums.first?.count == 1)
+    }
+
+    /// Albums list their members in path order as Swift orders strings (canonical equivalence), although the
+    /// organize step reads the paths a directory at a time in SQLite's byte order: a decomposed "é" (e +
+    /// U+0301) sorts after "f" as text, before it as bytes. A file at the root is in no album; a directory
+    /// with files and a subdirectory with files is a folder holding an album of its own files.
+    @Test func folderAlbumMembersInPathOrder() async throws {
+        let s = try IngestTests.Scratch()
+        let jpeg = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("generated/library/camera/DSC_0010.JPG"))
+        let root = s.url.appendingPathComponent("Photos")
+        let names = ["trip/f.jpg", "trip/e\u{301}.jpg", "trip/a.jpg", "trip/day2/b.jpg", "loose.jpg", "trip-notes/c.jpg"]
+        for (i, n) in names.enumerated() {
+            let url = root.appendingPathComponent(n)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            var b = jpeg
+            b.append(UInt8(i))  // distinct files, not duplicates
+            try b.write(to: url)
+        }
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await IngestTests.ingest([root.path], catalog)
+        let q = try DatabaseQueue(path: s.catalogPath)
+        let members = try await q.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.title, a.primary_path FROM collection c JOIN collection_membership m ON m.collection_id = c.id
+                    JOIN asset a ON a.id = m.asset_id WHERE c.type = 1 ORDER BY c.title, m.position
+                    """
+            ).map { "\($0[0] as String): \($0[1] as String)" }
+        }
+        #expect(members == ["day2: trip/day2/b.jpg", "trip: trip/a.jpg", "trip: trip/f.jpg", "trip: trip/e\u{301}.jpg", "trip-notes: trip-notes/c.jpg"])
+        let folders = try catalog.collectionLists(type: .folder)
+        #expect(folders.map(\.title) == ["trip"])
     }
 }
