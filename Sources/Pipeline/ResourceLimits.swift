@@ -52,11 +52,11 @@ public enum ResourceLimits {
         if let f = glibcFunction("malloc_trim", as: MallocTrim.self) { _ = f(0) }
     }
 
-    /// A glibc function that Swift's Glibc module does not declare (`<malloc.h>`), looked up in the process;
-    /// nil with another C library.
+    /// A glibc function that Swift's Glibc module does not declare (`<malloc.h>`), looked up in the process
+    /// (`RTLD_DEFAULT`, a null handle: no handle is opened); nil with another C library.
     static func glibcFunction<F>(_ name: String, as type: F.Type) -> F? {
         #if canImport(Glibc)
-            guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, name) else { return nil }
+            guard let symbol = dlsym(nil, name) else { return nil }
             return unsafeBitCast(symbol, to: type)
         #else
             return nil
