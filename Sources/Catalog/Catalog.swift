@@ -194,9 +194,14 @@ public final class Catalog: Sendable {
     static func record(_ db: Database, _ runID: Int64?, _ type: String, _ lid: String, _ change: String, _ props: [String]) throws
         -> ChangeRecord
     {
-        try db.cachedStatement(
-            sql: "INSERT INTO change(run_id, at, object_type, local_identifier, change_type, properties) VALUES (?, ?, ?, ?, ?, ?)"
-        ).execute(arguments: [runID, now(), type, lid, change, props.joined(separator: ",")])
+        var b = try Binder(db, "INSERT INTO change(run_id, at, object_type, local_identifier, change_type, properties) VALUES (?, ?, ?, ?, ?, ?)")
+        b.int(runID)
+        b.text(now())
+        b.text(type)
+        b.text(lid)
+        b.text(change)
+        b.text(props.joined(separator: ","))
+        try b.run()
         return ChangeRecord(token: db.lastInsertedRowID, objectType: type, localIdentifier: lid, changeType: change, properties: props)
     }
 
@@ -381,34 +386,52 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// A file row, inserted or replacing the one at its path (its first run kept).
+    static let upsertFileSQL = """
+        INSERT INTO file(path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error,
+            probe_version, first_run, last_run, skip_category, sample_hash)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(path) DO UPDATE SET root = excluded.root, dir = excluded.dir, size = excluded.size,
+            mtime_ns = excluded.mtime_ns, inode = excluded.inode, device = excluded.device,
+            content_hash = excluded.content_hash, kind = excluded.kind, role = excluded.role,
+            status = excluded.status, last_error = excluded.last_error,
+            probe_version = excluded.probe_version, last_run = excluded.last_run, skip_category = excluded.skip_category,
+            sample_hash = excluded.sample_hash
+        """
+
     /// `commitFolder(_:)` inside a transaction the caller holds (`shoebox merge` adds to it).
     static func commitFolder(_ db: Database, _ c: FolderCommit) throws -> [ChangeRecord] {
         do {
             var records: [ChangeRecord] = []
-            // Statements are prepared once per connection (GRDB's statement cache), not per row.
-            let upsertFile = try db.cachedStatement(
-                sql: """
-                    INSERT INTO file(path, root, dir, size, mtime_ns, inode, device, content_hash, kind, role, status, last_error,
-                        probe_version, first_run, last_run, skip_category, sample_hash)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(path) DO UPDATE SET root = excluded.root, dir = excluded.dir, size = excluded.size,
-                        mtime_ns = excluded.mtime_ns, inode = excluded.inode, device = excluded.device,
-                        content_hash = excluded.content_hash, kind = excluded.kind, role = excluded.role,
-                        status = excluded.status, last_error = excluded.last_error,
-                        probe_version = excluded.probe_version, last_run = excluded.last_run, skip_category = excluded.skip_category,
-                        sample_hash = excluded.sample_hash
-                    """)
+            // Statements are prepared once per connection (GRDB's statement cache), not per row; the values of
+            // the per-file and per-asset rows are bound straight into SQLite (`Binder`).
             for f in c.files {
-                try upsertFile.execute(arguments: [
-                    f.path, f.root, f.dir, f.fingerprint.size, f.fingerprint.mtimeNanoseconds, f.fingerprint.inode, f.fingerprint.device,
-                    f.contentHash, f.kind, f.role, f.status, f.lastError, f.probeVersion, c.runID, c.runID,
-                    f.skipCategory, f.sampleHash,
-                ])
+                var b = try Binder(db, Self.upsertFileSQL)
+                b.text(f.path)
+                b.text(f.root)
+                b.text(f.dir)
+                b.int(f.fingerprint.size)
+                b.int(f.fingerprint.mtimeNanoseconds)
+                b.int(f.fingerprint.inode)
+                b.int(f.fingerprint.device)
+                b.text(f.contentHash)
+                b.text(f.kind)
+                b.text(f.role)
+                b.text(f.status)
+                b.text(f.lastError)
+                b.int(f.probeVersion)
+                b.int(c.runID)
+                b.int(c.runID)
+                b.text(f.skipCategory)
+                b.text(f.sampleHash)
+                try b.run()
                 // New facts replace the stored ones; a row re-derived from its stored facts (facts nil, version
                 // kept) leaves them; a row without facts (unreadable) has none.
                 if let blob = f.facts {
-                    try db.cachedStatement(sql: "INSERT OR REPLACE INTO file_facts(path, facts) VALUES (?, ?)")
-                        .execute(arguments: [f.path, blob.withUnsafeBytes { Data($0) }])
+                    var facts = try Binder(db, "INSERT OR REPLACE INTO file_facts(path, facts) VALUES (?, ?)")
+                    facts.text(f.path)
+                    facts.blob(blob)
+                    try facts.run()
                 } else if f.probeVersion == nil {
                     try db.cachedStatement(sql: "DELETE FROM file_facts WHERE path = ?").execute(arguments: [f.path])
                 }
@@ -426,8 +449,14 @@ public final class Catalog: Sendable {
                 try db.cachedStatement(sql: "DELETE FROM file_facts WHERE path = ?").execute(arguments: [p])
             }
             for e in c.errors {
-                try db.cachedStatement(sql: "INSERT INTO error(run_id, path, stage, reason, at, severity) VALUES (?, ?, ?, ?, ?, ?)")
-                    .execute(arguments: [c.runID, e.path, e.stage, e.reason, Self.now(), e.severity.rawValue])
+                var b = try Binder(db, "INSERT INTO error(run_id, path, stage, reason, at, severity) VALUES (?, ?, ?, ?, ?, ?)")
+                b.int(c.runID)
+                b.text(e.path)
+                b.text(e.stage)
+                b.text(e.reason)
+                b.text(Self.now())
+                b.text(e.severity.rawValue)
+                try b.run()
             }
             guard let incoming = c.assets else { return records }
             // Each asset's column values, made once for the digest and the row.
@@ -520,7 +549,26 @@ public final class Catalog: Sendable {
                 feed(0x1F)
             }
             for (r, hash) in zip(i.asset.resources, i.resourceHashes) {
-                add("\(r.type.rawValue)|\(r.path)|\(r.originalFilename)|\(r.uniformTypeIdentifier ?? "")|\(r.fileSize ?? 0)|\(hash ?? "")|\(r.byteRange.map { "\($0.offset)+\($0.length)" } ?? "")")
+                // "type|path|name|uti|size|hash|offset+length", fed a part at a time.
+                let bar = UInt8(ascii: "|")
+                feed(String(r.type.rawValue))
+                feed(bar)
+                feed(r.path)
+                feed(bar)
+                feed(r.originalFilename)
+                feed(bar)
+                feed(r.uniformTypeIdentifier ?? "")
+                feed(bar)
+                feed(String(r.fileSize ?? 0))
+                feed(bar)
+                feed(hash ?? "")
+                feed(bar)
+                if let range = r.byteRange {
+                    feed(String(range.offset))
+                    feed(UInt8(ascii: "+"))
+                    feed(String(range.length))
+                }
+                feed(0x1F)
             }
         }
         return String(h, radix: 16)
@@ -654,7 +702,9 @@ public final class Catalog: Sendable {
         let lid = UUID().uuidString + "/L0/001"
         let now = now().databaseValue
         let v = (known ?? values(i)) + [lid.databaseValue, cloudIdentifier(i).databaseValue, now, now]  // as `insertedColumns`
-        try db.cachedStatement(sql: insertAssetSQL).execute(arguments: StatementArguments(insertAssetOrder.map { v[$0] }))
+        var b = try Binder(db, insertAssetSQL)
+        for k in insertAssetOrder { b.value(v[k]) }
+        try b.run()
         let id = db.lastInsertedRowID
         try insertResources(db, id, i)
         return (id, lid)
@@ -704,29 +754,51 @@ public final class Catalog: Sendable {
     static func insertResources(_ db: Database, _ id: Int64, _ i: AssetInput) throws {
         for (n, r) in i.asset.resources.enumerated() {
             let h = n < i.resourceHashes.count ? i.resourceHashes[n] : nil
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO resource(asset_id, ord, type, path, original_filename, uti, file_size, content_hash, byte_offset, byte_length)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(
-                arguments: [
-                    id, n, r.type.rawValue, r.path, r.originalFilename, r.uniformTypeIdentifier, r.fileSize.map { Int64($0) }, h,
-                    r.byteRange.map { Int64($0.offset) }, r.byteRange.map { Int64($0.length) },
-                ])
+            var b = try Binder(
+                db,
+                """
+                INSERT INTO resource(asset_id, ord, type, path, original_filename, uti, file_size, content_hash, byte_offset, byte_length)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            b.int(id)
+            b.int(n)
+            b.int(r.type.rawValue)
+            b.text(r.path)
+            b.text(r.originalFilename)
+            b.text(r.uniformTypeIdentifier)
+            b.int(r.fileSize.map { Int64($0) })
+            b.text(h)
+            b.int(r.byteRange.map { Int64($0.offset) })
+            b.int(r.byteRange.map { Int64($0.length) })
+            try b.run()
         }
     }
 
     static func linkFiles(_ db: Database, assetID: Int64, _ i: AssetInput) throws {
         let base = i.root.hasSuffix("/") ? i.root : i.root + "/"
         for r in i.asset.resources {
-            try db.cachedStatement(sql: "UPDATE file SET asset_id = ? WHERE path = ?").execute(arguments: [assetID, base + r.path])
+            var b = try Binder(db, "UPDATE file SET asset_id = ? WHERE path = ?")
+            b.int(assetID)
+            b.text(base + r.path)
+            try b.run()
         }
     }
 
     /// Content-derived: the same files ingested on another machine get the same identifier.
     static func cloudIdentifier(_ i: AssetInput) -> String {
         guard let h = i.primaryHash, let colon = h.firstIndex(of: ":") else { return UUID().uuidString + ":001:local" }
+        // ASCII hex (every hash shoebox writes): the same text, built from the bytes.
+        let hexBytes = h.utf8[h.utf8.index(after: colon)...]
+        if hexBytes.count >= 32, hexBytes.allSatisfy({ $0 < 0x80 }) {
+            var out: [UInt8] = []
+            out.reserveCapacity(40)
+            for (n, b) in hexBytes.prefix(32).enumerated() {
+                if n == 8 || n == 12 || n == 16 || n == 20 { out.append(UInt8(ascii: "-")) }
+                out.append(b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z") ? b - 0x20 : b)
+            }
+            out.append(contentsOf: ":001".utf8)
+            return String(decoding: out, as: UTF8.self)
+        }
         let hex = Array(h[h.index(after: colon)...].uppercased())
         guard hex.count >= 32 else { return UUID().uuidString + ":001:local" }
         let s = String(hex)

@@ -1,0 +1,90 @@
+import GRDB
+import GRDBSQLite
+
+/// Runs one of the connection's cached statements with its values bound straight into SQLite: the hot
+/// writes of an ingest (a file row, its facts, an asset, its resources, a history row) without
+/// `StatementArguments` (an array of existential values, each cast back to a `DatabaseValue`).
+///
+///     var b = try Binder(db, "INSERT INTO t(a, b) VALUES (?, ?)")
+///     b.text(name); b.int(size)
+///     try b.run()
+///
+/// Values are bound in placeholder order; text and blobs are copied by SQLite (`SQLITE_TRANSIENT`), so
+/// nothing needs to outlive the call. `run()` steps the statement to its end and resets it (bindings are
+/// cleared when the next `Binder` takes the statement).
+struct Binder {
+    private let statement: SQLiteStatement
+    private let connection: SQLiteConnection?
+    private let sql: String
+    private var index: Int32 = 0
+
+    init(_ db: Database, _ sql: String) throws {
+        let cached = try db.cachedStatement(sql: sql)
+        statement = cached.sqliteStatement
+        connection = db.sqliteConnection
+        self.sql = sql
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+    }
+
+    /// SQLite copies the bytes before the bind call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    mutating func int(_ v: Int64?) {
+        index += 1
+        if let v { sqlite3_bind_int64(statement, index, v) } else { sqlite3_bind_null(statement, index) }
+    }
+
+    mutating func int(_ v: Int?) { int(v.map(Int64.init)) }
+
+    mutating func double(_ v: Double?) {
+        index += 1
+        if let v { sqlite3_bind_double(statement, index, v) } else { sqlite3_bind_null(statement, index) }
+    }
+
+    /// Text up to its first NUL, as GRDB binds a `String` (so a value written here compares equal to the same
+    /// value read back or written through GRDB).
+    mutating func text(_ v: String?) {
+        index += 1
+        guard let v else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        sqlite3_bind_text(statement, index, v, -1, Self.transient)
+    }
+
+    mutating func blob(_ v: [UInt8]?) {
+        index += 1
+        guard let v else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        let i = index, s = statement
+        // An empty blob is bound as a zero-length blob, not NULL (SQLite takes a null pointer for NULL).
+        v.withUnsafeBytes { p in
+            if p.isEmpty { _ = sqlite3_bind_zeroblob(s, i, 0) } else { _ = sqlite3_bind_blob(s, i, p.baseAddress, Int32(p.count), Self.transient) }
+        }
+    }
+
+    mutating func value(_ v: DatabaseValue) {
+        switch v.storage {
+        case .null: int(nil as Int64?)
+        case .int64(let n): int(n)
+        case .double(let d): double(d)
+        case .string(let s): text(s)
+        case .blob(let d): blob([UInt8](d))
+        }
+    }
+
+    /// Steps the statement to its end (an insert or update has no rows), then resets it.
+    func run() throws {
+        var code = sqlite3_step(statement)
+        while code == SQLITE_ROW { code = sqlite3_step(statement) }
+        guard code == SQLITE_DONE else {
+            let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            sqlite3_reset(statement)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+        }
+        sqlite3_reset(statement)
+    }
+}
