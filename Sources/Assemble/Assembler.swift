@@ -86,9 +86,9 @@ public enum Assembler {
         let ext: String
 
         init(_ rel: String) {
-            let parts = rel.split(separator: "/", omittingEmptySubsequences: false)
-            file = parts.last.map(String.init) ?? rel
-            dir = parts.dropLast().joined(separator: "/")
+            let (parent, name) = PathText.parentAndName(rel)
+            file = String(name)
+            dir = parent.map(String.init) ?? ""
             if let dot = file.lastIndex(of: "."), dot != file.startIndex {
                 stem = String(file[..<dot])
                 ext = String(file[file.index(after: dot)...]).lowercased()

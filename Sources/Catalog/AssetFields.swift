@@ -16,8 +16,7 @@ public enum AssetField: String, CaseIterable, Sendable {
     public func text<Source: AssetFieldSource>(of s: Source) -> String {
         switch self {
         case .filename:
-            let p = s.path
-            return p.split(separator: "/").last.map(String.init) ?? p
+            return PathText.fileName(s.path)
         case .path: return s.path
         case .root: return s.root
         case .localIdentifier: return s.localIdentifier

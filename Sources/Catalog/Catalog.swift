@@ -650,7 +650,7 @@ public final class Catalog: Sendable {
             let d = r.description
             return d.utf8.contains(UInt8(ascii: "\n")) ? d.replacingOccurrences(of: "\n", with: " ") : d
         }.joined(separator: "\n")
-        let name = a.id.split(separator: "/").last.map(String.init) ?? a.id
+        let name = PathText.fileName(a.id)
         return [
             i.root.databaseValue, i.dir.databaseValue, a.id.databaseValue, name.databaseValue,
             a.mediaType.rawValue.databaseValue, Int64(a.mediaSubtypes.rawValue).databaseValue,

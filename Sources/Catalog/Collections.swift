@@ -23,7 +23,20 @@ public struct OrganizeRow: Sendable {
     public var dir: String = ""
 
     /// The folder of the asset's primary file: the root and the path's directory.
-    public var folder: String { root + "/" + primaryPath.split(separator: "/").dropLast().joined(separator: "/") }
+    public var folder: String { Self.folder(root: root, primaryPath: primaryPath) }
+
+    /// `root + "/" + primaryPath.split(separator: "/").dropLast().joined(separator: "/")`, without the split
+    /// when the path has no empty component (no leading, doubled or trailing slash).
+    static func folder(root: String, primaryPath: String) -> String {
+        let (parent, name) = PathText.parentAndName(primaryPath)
+        guard let parent else { return root + "/" }
+        var previous = UInt8(ascii: "/")
+        let clean = !name.isEmpty && parent.utf8.last != UInt8(ascii: "/") && parent.utf8.allSatisfy { b in
+            defer { previous = b }
+            return !(b == UInt8(ascii: "/") && previous == b)
+        }
+        return root + "/" + (clean ? String(parent) : primaryPath.split(separator: "/").dropLast().joined(separator: "/"))
+    }
 
     /// The local calendar day of the capture date as written (`YYYY-MM-DD`), nil without a date.
     public var day: String? { creationDate.map { String($0.local.prefix(10)) } }

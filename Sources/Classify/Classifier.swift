@@ -8,7 +8,7 @@ public enum Classifier {
     public static let highFrameRateThreshold = 85.0
 
     public static func classify(_ r: ProbeReport) -> FileClassification {
-        let name = r.path.split(separator: "/").last.map(String.init) ?? r.path
+        let name = PathText.fileName(r.path)
         let role = role(of: r, name: name)
         let mediaType: MediaType = role == .image ? .image : (role == .video ? .video : (role == .audio ? .audio : .unknown))
         var c = FileClassification(path: r.path, kind: r.kind, role: role, fileSize: r.fileSize, mediaType: mediaType)

@@ -85,6 +85,11 @@ struct ProbeContext {
     var report: ProbeReport
     var deadline: Deadline?
 
+    /// The path's last component (a file's path has no trailing slash).
+    var fileName: String {
+        path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[path.utf8.index(after: $0)...]) } ?? path
+    }
+
     init(source: any ByteSource, path: String, options: ProbeOptions, onDisk: Bool) {
         self.source = source
         self.path = path
@@ -103,7 +108,7 @@ struct ProbeContext {
         }
         var kind = Sniffer.sniff(header, fileSize: source.size)
         report.kind = kind
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = fileName
         if NotMediaRule.isSystemFile(name) {
             report.notMedia = NotMediaRule.classify(name: name, empty: kind == .empty)
             report.kind = .unknown
@@ -720,7 +725,7 @@ struct ProbeContext {
     }
 
     mutating func checkExtension() {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = fileName
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return }
         let ext = name[name.index(after: dot)...].lowercased()
         let kind = report.kind

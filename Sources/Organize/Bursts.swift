@@ -28,7 +28,7 @@ public struct BurstCandidate: Sendable, Equatable, Hashable {
         googleBurstPrimary: Bool = false, userPicked: Bool = false
     ) {
         self.id = id
-        self.filename = filename ?? String(id.split(separator: "/").last ?? Substring(id))
+        self.filename = filename ?? PathText.fileName(id)
         self.creationDate = creationDate
         self.make = make
         self.model = model

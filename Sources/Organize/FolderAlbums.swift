@@ -126,7 +126,7 @@ public enum FolderAlbums {
         return (albums, folders)
     }
 
-    static func name(_ dir: String) -> String { String(dir.split(separator: "/").last ?? Substring(dir)) }
+    static func name(_ dir: String) -> String { PathText.fileName(dir) }
 
     static func parent(_ dir: String) -> String? {
         guard let i = dir.lastIndex(of: "/") else { return nil }

@@ -169,7 +169,7 @@ public enum Organizer {
         var titles: [String: String] = [:]
         for (dir, t) in takeout where dir.hasPrefix(prefix) { titles[String(dir.dropFirst(prefix.count))] = t }
         let (albums, folders) = FolderAlbums.build(directories: members.mapValues(\.count), mode: mode, takeoutTitles: titles)
-        let rootName = root.split(separator: "/").last.map(String.init) ?? root
+        let rootName = PathText.fileName(root)
         // Identifiers qualified by the root (two roots may hold folders of the same name); the children
         // FolderAlbums lists use its own identifiers, so translate them.
         var qualified: [String: String] = [:]

@@ -57,6 +57,8 @@ public enum XMPReader {
     }
 
     struct Frame {
+        /// The element's name as written (`exif:DateTimeOriginal`): an end tag that repeats it closes it.
+        var name: Substring
         var uri: String
         var local: String
         var key: String
@@ -94,9 +96,9 @@ public enum XMPReader {
 
         func canonical(_ qname: Substring, declared: [String: String]) -> (uri: String, local: String, key: String) {
             // An empty name (`<:>`, `<a></:>`, an attribute named `:`) must not crash: found by FuzzXMP.
-            let parts = qname.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            let prefix = parts.count == 2 ? parts[0] : ""
-            let local = String(parts.count == 2 ? parts[1] : (parts.first ?? ""))
+            let colon = qname.firstIndex(of: ":")
+            let prefix = colon.map { qname[..<$0] } ?? ""
+            let local = String(colon.map { qname[qname.index(after: $0)...] } ?? qname)
             let uri = declared[String(prefix)] ?? resolve(prefix) ?? ""
             let canon = XMPReader.knownNamespaces[uri] ?? String(prefix)
             return (uri, local, canon.isEmpty ? local : "\(canon):\(local)")
@@ -150,7 +152,7 @@ public enum XMPReader {
             }
             let c = canonical(name, declared: declared)
             if !stack.isEmpty { stack[stack.count - 1].hasChildren = true }
-            var frame = Frame(uri: c.uri, local: c.local, key: c.key, declared: declared)
+            var frame = Frame(name: name, uri: c.uri, local: c.local, key: c.key, declared: declared)
             if frame.isRDF, c.local == "li", stack.count >= 2,
                 stack[stack.count - 1].isRDF, stack[stack.count - 2].key == "Container:Directory"
             {
@@ -180,7 +182,8 @@ public enum XMPReader {
                 return
             }
             guard var frame = stack.popLast() else { return }
-            if let name {
+            // The same name as the start tag names the same element (the stack below is as it was then).
+            if let name, name != frame.name {
                 let c = canonical(name, declared: frame.declared)
                 if c.key != frame.key, stack.contains(where: { $0.key == c.key }) {
                     // Mismatched end tag: close everything up to the element it names.
@@ -244,19 +247,21 @@ public enum XMPReader {
                 }
                 if lt > i { text(b[i..<lt]) }
                 i = lt
-                if b.matches("<!--", at: i) {
+                // The byte after `<` says which kind of markup this is; only `<!` needs a longer look.
+                let next = i + 1 < n ? b[i + 1] : 0
+                if next == UInt8(ascii: "!"), b.matches("<!--", at: i) {
                     i = XMPReader.find("-->", in: b, from: i + 4).map { $0 + 3 } ?? n
-                } else if b.matches("<![CDATA[", at: i) {
+                } else if next == UInt8(ascii: "!"), b.matches("<![CDATA[", at: i) {
                     let end = XMPReader.find("]]>", in: b, from: i + 9) ?? n
                     text(b[(i + 9)..<end])
                     i = min(n, end + 3)
-                } else if b.matches("<!", at: i) {
+                } else if next == UInt8(ascii: "!") {
                     let end = XMPReader.skipDeclaration(b, from: i + 2)
                     facts.declaredEntities += XMPReader.count("<!ENTITY", in: b[i..<end])
                     i = end
-                } else if b.matches("<?", at: i) {
+                } else if next == UInt8(ascii: "?") {
                     i = XMPReader.find("?>", in: b, from: i + 2).map { $0 + 2 } ?? n
-                } else if b.matches("</", at: i) {
+                } else if next == UInt8(ascii: "/") {
                     let gt = XMPReader.find(UInt8(ascii: ">"), in: b, from: i + 2) ?? n
                     let name = XMPReader.trimmed(b[(i + 2)..<gt])
                     endElement(Substring(decoding: name, as: UTF8.self))
