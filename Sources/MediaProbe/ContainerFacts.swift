@@ -480,6 +480,16 @@ public struct AppleMakerNote: Sendable, Equatable, Codable {
     ]
     static let tagsByName: [String: UInt16] = Dictionary(uniqueKeysWithValues: tagNames.map { ($1, $0) })
 
+    /// Where a tag's key sorts among all keys in byte order: unnamed tags (`0x…`, digits before letters) by
+    /// number first, then named ones by name. Sorting by this orders entries as sorting their keys would,
+    /// without comparing strings.
+    public static func keyOrder(_ tag: UInt16) -> Int {
+        if let rank = nameRanks[tag] { return 0x1_0000 + rank }
+        return Int(tag)
+    }
+    static let nameRanks: [UInt16: Int] = Dictionary(
+        uniqueKeysWithValues: tagNames.sorted { $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }.enumerated().map { ($1.key, $0) })
+
     /// The JSON key of a tag: its name, or `0x002B`.
     public static func key(_ tag: UInt16) -> String {
         if let name = tagNames[tag] { return name }

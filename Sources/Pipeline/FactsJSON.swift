@@ -808,11 +808,11 @@ extension AppleMakerNote: FactsJSONObject {
         w.beginObject(Self.factsJSONKeys)
         w.member("bigEndian", bigEndian)
         w.key("entries")
-        let named = entries.map { (key: Self.key($0.key), value: $0.value) }
-            .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        // In the byte order of the keys (`keyOrder`), each key made as it is written.
+        let ordered = entries.sorted { Self.keyOrder($0.key) < Self.keyOrder($1.key) }
         w.beginDictionary()
-        for (key, value) in named {
-            w.dictionaryKey(key)
+        for (tag, value) in ordered {
+            w.dictionaryKey(Self.key(tag))
             value.writeFactsJSON(to: &w)
         }
         w.endObject()
