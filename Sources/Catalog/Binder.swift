@@ -50,7 +50,8 @@ struct Binder {
             sqlite3_bind_null(statement, index)
             return
         }
-        sqlite3_bind_text(statement, index, v, -1, Self.transient)
+        let i = index, s = statement
+        v.withCString { _ = sqlite3_bind_text(s, i, $0, -1, Self.transient) }
     }
 
     mutating func blob(_ v: [UInt8]?) {

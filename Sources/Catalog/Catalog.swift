@@ -530,12 +530,12 @@ public final class Catalog: Sendable {
     /// write for them, their resources with hashes, and the folder's Takeout album title (FNV-1a 64).
     /// `columnValues`: `values(_:)` of each of `c.assets`, in order, when the caller has them already.
     public static func derivationDigest(_ c: FolderCommit, columnValues: [ColumnValues]? = nil) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        func feed(_ b: UInt8) { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        func feed(_ s: String) { for b in s.utf8 { feed(b) } }
+        // The bytes are gathered, then hashed in one loop (a call per byte was most of the cost).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4096)
         func add(_ s: String) {
-            feed(s)
-            feed(0x1F)
+            bytes.append(contentsOf: s.utf8)
+            bytes.append(0x1F)
         }
         add(c.takeoutAlbumTitle ?? "-")
         let assets = c.assets ?? []
@@ -543,66 +543,64 @@ public final class Catalog: Sendable {
             let i = assets[n]
             let columns = columnValues.map { $0[n] } ?? values(i)
             for k in derivedColumnsByName {
-                feed(derivedColumns[k])
-                feed(UInt8(ascii: "="))
-                describe(columns[k], feed)
-                feed(0x1F)
+                bytes.append(contentsOf: derivedColumns[k].utf8)
+                bytes.append(UInt8(ascii: "="))
+                describe(columns[k], into: &bytes)
+                bytes.append(0x1F)
             }
             for (r, hash) in zip(i.asset.resources, i.resourceHashes) {
-                // "type|path|name|uti|size|hash|offset+length", fed a part at a time.
+                // "type|path|name|uti|size|hash|offset+length", a part at a time.
                 let bar = UInt8(ascii: "|")
-                feed(String(r.type.rawValue))
-                feed(bar)
-                feed(r.path)
-                feed(bar)
-                feed(r.originalFilename)
-                feed(bar)
-                feed(r.uniformTypeIdentifier ?? "")
-                feed(bar)
-                feed(String(r.fileSize ?? 0))
-                feed(bar)
-                feed(hash ?? "")
-                feed(bar)
+                bytes.append(contentsOf: String(r.type.rawValue).utf8)
+                bytes.append(bar)
+                bytes.append(contentsOf: r.path.utf8)
+                bytes.append(bar)
+                bytes.append(contentsOf: r.originalFilename.utf8)
+                bytes.append(bar)
+                bytes.append(contentsOf: (r.uniformTypeIdentifier ?? "").utf8)
+                bytes.append(bar)
+                bytes.append(contentsOf: String(r.fileSize ?? 0).utf8)
+                bytes.append(bar)
+                bytes.append(contentsOf: (hash ?? "").utf8)
+                bytes.append(bar)
                 if let range = r.byteRange {
-                    feed(String(range.offset))
-                    feed(UInt8(ascii: "+"))
-                    feed(String(range.length))
+                    bytes.append(contentsOf: String(range.offset).utf8)
+                    bytes.append(UInt8(ascii: "+"))
+                    bytes.append(contentsOf: String(range.length).utf8)
                 }
-                feed(0x1F)
+                bytes.append(0x1F)
             }
         }
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a 64
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         return String(h, radix: 16)
     }
 
-    /// Feeds the UTF-8 bytes of `v.description` (so digests stored by earlier versions stay valid) without
+    /// Appends the UTF-8 bytes of `v.description` (so digests stored by earlier versions stay valid) without
     /// building that string. For ASCII text made of printable characters, tabs, newlines and carriage
     /// returns, Swift's debug description is the text in quotes with `"`, `'`, `\`, tab, newline and
     /// carriage return escaped (`Unicode.Scalar.escaped(asASCII:)`); anything else takes the slow path.
-    @inline(__always) static func describe(_ v: DatabaseValue, _ feed: (UInt8) -> Void) {
+    static func describe(_ v: DatabaseValue, into out: inout [UInt8]) {
         switch v.storage {
         case .string(let s) where s.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }):
-            feed(0x22)
-            for b in s.utf8 {
-                switch b {
-                case 0x22, 0x27, 0x5C:
-                    feed(0x5C)
-                    feed(b)
-                case 0x09:
-                    feed(0x5C)
-                    feed(UInt8(ascii: "t"))
-                case 0x0A:
-                    feed(0x5C)
-                    feed(UInt8(ascii: "n"))
-                case 0x0D:
-                    feed(0x5C)
-                    feed(UInt8(ascii: "r"))
-                default: feed(b)
+            out.append(0x22)
+            if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x27 && $0 != 0x5C }) {
+                out.append(contentsOf: s.utf8)
+            } else {
+                for b in s.utf8 {
+                    switch b {
+                    case 0x22, 0x27, 0x5C: out.append(contentsOf: [0x5C, b])
+                    case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                    case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                    case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                    default: out.append(b)
+                    }
                 }
             }
-            feed(0x22)
-        case .int64(let n): for b in String(n).utf8 { feed(b) }
-        case .null: for b in "NULL".utf8 { feed(b) }
-        default: for b in v.description.utf8 { feed(b) }
+            out.append(0x22)
+        case .int64(let n): out.append(contentsOf: String(n).utf8)
+        case .null: out.append(contentsOf: "NULL".utf8)
+        default: out.append(contentsOf: v.description.utf8)
         }
     }
 

@@ -809,9 +809,9 @@ extension AppleMakerNote: FactsJSONObject {
         w.member("bigEndian", bigEndian)
         w.key("entries")
         // In the byte order of the keys (`keyOrder`), each key made as it is written.
-        let ordered = entries.sorted { Self.keyOrder($0.key) < Self.keyOrder($1.key) }
+        let ordered = entries.map { (order: Self.keyOrder($0.key), tag: $0.key, value: $0.value) }.sorted { $0.order < $1.order }
         w.beginDictionary()
-        for (tag, value) in ordered {
+        for (_, tag, value) in ordered {
             w.dictionaryKey(Self.key(tag))
             value.writeFactsJSON(to: &w)
         }

@@ -11,7 +11,7 @@ import Testing
 @Suite struct DerivationDigestTests {
     static func described(_ v: DatabaseValue) -> [UInt8] {
         var out: [UInt8] = []
-        Catalog.describe(v) { out.append($0) }
+        Catalog.describe(v, into: &out)
         return out
     }
 
