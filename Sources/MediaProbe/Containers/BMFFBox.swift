@@ -45,7 +45,7 @@ enum BMFFHeader {
             end = offset + size32
         }
         var uuid: [UInt8]?
-        if typeCode == fourCC("uuid") {
+        if typeCode == 0x7575_6964 {  // 'uuid'
             let from = h.startIndex + headerSize
             guard h.count >= headerSize + 16, end - offset >= UInt64(headerSize + 16) else {
                 return .bad("uuid box at \(offset) is too short for its user type")
@@ -67,6 +67,15 @@ func fourCC(_ s: String) -> UInt32 {
 
 /// A four-character code as text; `0xA9` becomes `©`, other non-printable bytes `?`.
 func fourCCText(_ code: UInt32) -> String {
+    // Four printable ASCII bytes (nearly every box): a small string made in place, no appends.
+    let bytes = (UInt8(truncatingIfNeeded: code >> 24), UInt8(truncatingIfNeeded: code >> 16), UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code))
+    func printable(_ b: UInt8) -> Bool { b >= 0x20 && b < 0x7F }
+    if printable(bytes.0), printable(bytes.1), printable(bytes.2), printable(bytes.3) {
+        return String(unsafeUninitializedCapacity: 4) { p in
+            (p[0], p[1], p[2], p[3]) = bytes
+            return 4
+        }
+    }
     var s = ""
     for shift in stride(from: 24, through: 0, by: -8) {
         let b = UInt8(truncatingIfNeeded: code >> UInt32(shift))
