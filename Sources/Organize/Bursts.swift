@@ -273,11 +273,30 @@ enum NamePattern: String, Sendable {
         return String(name[..<dot])
     }
 
+    /// Whether `_BURST` occurs in the text, ASCII letters in any case.
+    static func hasBurstMarker(_ text: String) -> Bool {
+        let marker = "_BURST".utf8
+        var matched = marker.startIndex
+        for c in text.utf8 {
+            let upper = c >= 0x61 && c <= 0x7A ? c - 0x20 : c
+            if upper == marker[matched] {
+                matched = marker.index(after: matched)
+                if matched == marker.endIndex { return true }
+            } else {
+                matched = upper == marker.first ? marker.index(after: marker.startIndex) : marker.startIndex
+            }
+        }
+        return false
+    }
+
     static func isCover(_ name: String) -> Bool { name.uppercased().contains("COVER") }
 
     /// The pattern and the key shared by every frame of one burst.
     static func match(_ filename: String) -> (pattern: NamePattern, key: String)? {
         let s = stem(filename)
+        // An ASCII stem that has no `_BURST` (any case) and is not 19 bytes long matches nothing: most names
+        // end here, without an upper-cased copy.
+        if s.utf8.allSatisfy({ $0 < 0x80 }), s.utf8.count != 19, !hasBurstMarker(s) { return nil }
         let u = s.uppercased()
         // Cheap guards first: a regex literal is built on every evaluation, which cost a quarter of a
         // 100k-asset re-derivation when every name went through all three.

@@ -76,3 +76,18 @@ import Testing
         #expect(Catalog.cloudIdentifier(input(nil)).hasSuffix(":001:local"))
     }
 }
+
+/// Lists of paths reach SQL as one JSON array (`json_each`): every string must come back as it went in.
+@Suite struct JSONArrayTests {
+    @Test func stringsComeBackThroughJSONEach() throws {
+        let values = [
+            "", "/r/a b/c.jpg", "quote\"d", "back\\slash", "tab\there", "nl\nx", "ctl\u{1}\u{1F}", "Ärger/e\u{301}/東京.jpg", "👩‍👩‍👧",
+            "slash/", "\u{2028}\u{FEFF}",
+        ]
+        let q = try DatabaseQueue()
+        let back = try q.read { db in
+            try String.fetchAll(db, sql: "SELECT value FROM json_each(?) ORDER BY key", arguments: [Catalog.jsonArray(values)])
+        }
+        #expect(back == values)
+    }
+}

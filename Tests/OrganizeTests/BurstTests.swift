@@ -128,3 +128,24 @@ import TestSupport
         #expect(StableIdentifier.collectionList("x").hasSuffix("/L0/010"))
     }
 }
+
+/// The byte check in front of the burst name patterns must not turn away a name the patterns match.
+@Suite struct BurstNameGuardTests {
+    @Test func theMarkerCheckIsTheUpperCasedContains() {
+        let stems = [
+            "00000IMG_00000_BURST20190704162401123", "IMG_0001_BURST001", "img_0001_burst001_cover", "x_BuRsT12", "_BURS", "__BURST1",
+            "a_B_BURST7", "_B_BURST", "BURST", "IMG_1234", "", "_burst", "x__burst",
+        ]
+        for s in stems { #expect(NamePattern.hasBurstMarker(s) == s.uppercased().contains("_BURST"), "\(s)") }
+    }
+
+    @Test func namesStillMatch() {
+        #expect(NamePattern.match("img_0001_burst001_cover.jpg")?.key == "IMG_0001")
+        #expect(NamePattern.match("00000IMG_00000_BURST20190704162401123_COVER.jpg")?.pattern == .pixel)
+        #expect(NamePattern.match("20190704_162401_001.jpg")?.key == "20190704_162401")
+        // Not ASCII: the patterns decide, as before (upper-casing can change the length).
+        #expect(NamePattern.match("straße_BURST2.jpg")?.key == "STRASSE")
+        #expect(NamePattern.match("IMG_1234.JPG") == nil)
+        #expect(NamePattern.match("20190704_162401_01.jpg") == nil)
+    }
+}
