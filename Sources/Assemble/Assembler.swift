@@ -84,6 +84,8 @@ public enum Assembler {
         /// Without the extension.
         let stem: String
         let ext: String
+        /// The stem of the original when this is an edit's name (`originalStem(ofEdit:)`), worked out once.
+        let editOf: String?
 
         init(_ rel: String) {
             let (parent, name) = PathText.parentAndName(rel)
@@ -96,20 +98,23 @@ public enum Assembler {
                 stem = file
                 ext = ""
             }
+            editOf = Assembler.originalStem(ofEdit: stem)
         }
     }
 
     /// `IMG_E1234` → `IMG_1234`, `x_edited`/`x-edited` (and Takeout's translations) → `x`; nil when the stem
     /// is not an edit's.
+    /// The edit suffixes in lower case, with their lengths in characters.
+    static let editSuffixes = (["_edited"] + TakeoutReader.editedSuffixes).map { ($0.lowercased(), $0.count) }
+
     static func originalStem(ofEdit stem: String) -> String? {
         let upper = stem.uppercased()
         if upper.hasPrefix("IMG_E"), stem.count > 5, stem.dropFirst(5).first?.isNumber == true {
             return "IMG_" + stem.dropFirst(5)
         }
-        for suffix in ["_edited"] + TakeoutReader.editedSuffixes {
-            if stem.lowercased().hasSuffix(suffix.lowercased()), stem.count > suffix.count {
-                return String(stem.dropLast(suffix.count))
-            }
+        let lower = stem.lowercased()
+        for (suffix, count) in editSuffixes where lower.hasSuffix(suffix) && stem.count > count {
+            return String(stem.dropLast(count))
         }
         return nil
     }
@@ -187,7 +192,7 @@ public enum Assembler {
 
         var media: [Int] { items.indices.filter { [.image, .video, .audio].contains(items[$0].c.role) } }
 
-        func isEdit(_ i: Int) -> Bool { Assembler.originalStem(ofEdit: items[i].name.stem) != nil }
+        func isEdit(_ i: Int) -> Bool { items[i].name.editOf != nil }
 
         /// Starts a group with `i` as its primary resource.
         mutating func newGroup(_ i: Int, _ type: AssetResourceType) -> Int {
@@ -254,7 +259,7 @@ public enum Assembler {
 
         /// Whether an edit's original (by name) is in the same folder.
         func hasOriginal(_ i: Int) -> Bool {
-            guard let stem = Assembler.originalStem(ofEdit: items[i].name.stem) else { return false }
+            guard let stem = items[i].name.editOf else { return false }
             let n = items[i].name
             return items.contains { $0.name.dir == n.dir && $0.name.stem.lowercased() == stem.lowercased() && $0.c.role == items[i].c.role }
         }
@@ -296,7 +301,7 @@ public enum Assembler {
 
         mutating func attachEdits() {
             for i in media where items[i].owner == nil {
-                guard let origStem = Assembler.originalStem(ofEdit: items[i].name.stem) else { continue }
+                guard let origStem = items[i].name.editOf else { continue }
                 let n = items[i].name
                 let isVideo = items[i].c.role == .video
                 // The original: same folder, the original stem, same media type (a still for an edited still).
