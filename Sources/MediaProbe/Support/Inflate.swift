@@ -54,6 +54,11 @@ public enum Inflate {
 private struct Huffman {
     var counts: [Int] = Array(repeating: 0, count: 16)
     var symbols: [Int]
+    /// The codes of up to `fastBits` bits, indexed by the next `fastBits` bits of the stream (codes arrive
+    /// most significant bit first, so each sits bit-reversed in the low bits): `symbol << 4 | length`, or 0
+    /// for a longer code (decoded a bit at a time, as puff.c does).
+    var fast: [UInt16] = []
+    static let fastBits = 9
 
     /// Builds the table; throws on over-subscribed sets and on incomplete ones unless `allowIncomplete`.
     init(lengths: [Int], allowIncomplete: Bool, what: String) throws(ProbeError) {
@@ -77,6 +82,27 @@ private struct Huffman {
         for (sym, l) in lengths.enumerated() where l != 0 {
             symbols[offsets[l]] = sym
             offsets[l] += 1
+        }
+        // Canonical codes (RFC 1951 §3.2.2), the short ones into the lookup table.
+        fast = Array(repeating: 0, count: 1 << Self.fastBits)
+        var next = Array(repeating: 0, count: 16)
+        var code = 0
+        for len in 1..<16 {
+            code = (code + (len == 1 ? 0 : counts[len - 1])) << 1
+            next[len] = code
+        }
+        for (sym, l) in lengths.enumerated() where l != 0 && l <= Self.fastBits {
+            var reversed = 0, c = next[l]
+            next[l] += 1
+            for _ in 0..<l {
+                reversed = reversed << 1 | (c & 1)
+                c >>= 1
+            }
+            var i = reversed
+            while i < 1 << Self.fastBits {
+                fast[i] = UInt16(sym << 4 | l)
+                i += 1 << l
+            }
         }
     }
 }
@@ -122,6 +148,22 @@ private struct InflateState {
     }
 
     mutating func decode(_ h: Huffman) throws(ProbeError) -> Int {
+        // Whole bytes ahead, as many as fit the table's width (`byteAlignedPosition` and `stored` give back
+        // what was read ahead); a short code is then one lookup.
+        while bitCount < Huffman.fastBits, pos < input.count {
+            bitBuf |= UInt32(input[pos]) << UInt32(bitCount)
+            pos += 1
+            bitCount += 8
+        }
+        if !h.fast.isEmpty {
+            let entry = h.fast[Int(bitBuf & UInt32((1 << Huffman.fastBits) - 1))]
+            let length = Int(entry & 15)
+            if entry != 0, length <= bitCount {
+                bitBuf >>= UInt32(length)
+                bitCount -= length
+                return Int(entry >> 4)
+            }
+        }
         var code = 0, first = 0, index = 0
         for len in 1..<16 {
             code |= try bits(1)
@@ -154,6 +196,7 @@ private struct InflateState {
     }
 
     mutating func stored() throws(ProbeError) {
+        pos = byteAlignedPosition()  // whole bytes read ahead by `decode` are the block's
         bitBuf = 0
         bitCount = 0
         guard pos + 4 <= input.count else { throw ProbeError(.truncated, "deflate: stored block header is cut off") }
