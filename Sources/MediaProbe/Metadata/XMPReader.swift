@@ -96,12 +96,12 @@ public enum XMPReader {
 
         func canonical(_ qname: Substring, declared: [String: String]) -> (uri: String, local: String, key: String) {
             // An empty name (`<:>`, `<a></:>`, an attribute named `:`) must not crash: found by FuzzXMP.
-            let colon = qname.firstIndex(of: ":")
+            let colon = XMPReader.firstColon(qname)
             let prefix = colon.map { qname[..<$0] } ?? ""
             let local = String(colon.map { qname[qname.index(after: $0)...] } ?? qname)
             let uri = declared[String(prefix)] ?? resolve(prefix) ?? ""
             let canon = XMPReader.knownNamespaces[uri] ?? String(prefix)
-            return (uri, local, canon.isEmpty ? local : "\(canon):\(local)")
+            return (uri, local, canon.isEmpty ? local : canon + ":" + local)
         }
 
         var currentDirItem: Int? {
@@ -146,7 +146,7 @@ public enum XMPReader {
             for (n, v) in attrs {
                 if n == "xmlns" {
                     declared[""] = v
-                } else if n.hasPrefix("xmlns:") {
+                } else if XMPReader.isPrefixedDeclaration(n) {
                     declared[String(n.dropFirst(6))] = v
                 }
             }
@@ -160,7 +160,7 @@ public enum XMPReader {
                 frame.dirItem = facts.directory.count - 1
             }
             stack.append(frame)
-            for (n, v) in attrs where n != "xmlns" && !n.hasPrefix("xmlns:") {
+            for (n, v) in attrs where n != "xmlns" && !XMPReader.isPrefixedDeclaration(n) {
                 let a = canonical(n, declared: [:])
                 if a.uri == XMPReader.xmlNS {
                     if a.local == "lang" { stack[stack.count - 1].lang = v }
@@ -312,6 +312,24 @@ public enum XMPReader {
             }
             return n
         }
+    }
+
+    /// The first `:` of a name (as `firstIndex(of: ":")` finds it, a character at a time), found by its byte;
+    /// a `:` followed by a non-ASCII byte (a combining mark would make it another character) takes the
+    /// character path.
+    static func firstColon(_ name: Substring) -> Substring.Index? {
+        let bytes = name.utf8
+        guard let i = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let next = bytes.index(after: i)
+        return next == bytes.endIndex || bytes[next] < 0x80 ? i : name.firstIndex(of: ":")
+    }
+
+    /// `name.hasPrefix("xmlns:")`, by bytes when the character after the colon is plain ASCII.
+    static func isPrefixedDeclaration(_ name: Substring) -> Bool {
+        let bytes = name.utf8
+        guard bytes.starts(with: "xmlns:".utf8) else { return false }
+        let next = bytes.index(bytes.startIndex, offsetBy: 6)
+        return next == bytes.endIndex || bytes[next] < 0x80 ? true : name.hasPrefix("xmlns:")
     }
 
     static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
