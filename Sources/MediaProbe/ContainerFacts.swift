@@ -606,6 +606,8 @@ extension AppleMakerNote.Value: Codable {
 
 extension String {
     func trimmingWhitespace() -> String {
+        // Nothing to trim when both ends are printable ASCII (most values): no character walk.
+        if let f = utf8.first, let l = utf8.last, f > 0x20, f < 0x7F, l > 0x20, l < 0x7F { return self }
         var s = Substring(self)
         while let f = s.first, f.isWhitespace || f == "\0" { s.removeFirst() }
         while let l = s.last, l.isWhitespace || l == "\0" { s.removeLast() }

@@ -346,7 +346,11 @@ enum ExifDate {
 
 extension String {
     /// `2023:03:08` → `2023-03-08` (only the date part is given).
-    func replacingColons() -> String { String(map { $0 == ":" ? "-" : $0 }) }
+    func replacingColons() -> String {
+        // ASCII (every well-formed date): byte for byte; otherwise a character at a time, as before.
+        guard utf8.allSatisfy({ $0 < 0x80 }) else { return String(map { $0 == ":" ? "-" : $0 }) }
+        return String(decoding: utf8.map { $0 == UInt8(ascii: ":") ? UInt8(ascii: "-") : $0 }, as: UTF8.self)
+    }
 
     func leftPadded(_ n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
 }
