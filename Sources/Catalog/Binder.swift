@@ -77,6 +77,21 @@ struct Binder {
         }
     }
 
+    /// The first column of the first row as an integer (nil when there is no row), then resets the statement:
+    /// for `SELECT EXISTS (…)` and counts, without GRDB's row machinery (which indexes the column names of
+    /// every statement it reads).
+    func firstInt() throws -> Int64? {
+        let code = sqlite3_step(statement)
+        defer { sqlite3_reset(statement) }
+        switch code {
+        case SQLITE_ROW: return sqlite3_column_type(statement, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 0)
+        case SQLITE_DONE: return nil
+        default:
+            let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+        }
+    }
+
     /// Steps the statement to its end (an insert or update has no rows), then resets it.
     func run() throws {
         var code = sqlite3_step(statement)

@@ -470,7 +470,13 @@ public final class Catalog: Sendable {
             }
 
             // Existing assets of this folder, by primary path.
-            let existing = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM asset WHERE dir = ? AND root = ?"), arguments: [c.dir, c.root])
+            // (Most folders of a first ingest have none: an existence check first.)
+            var any = try Binder(db, "SELECT EXISTS (SELECT 1 FROM asset WHERE dir = ? AND root = ?)")
+            any.text(c.dir)
+            any.text(c.root)
+            let existing =
+                try any.firstInt() == 1
+                ? try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM asset WHERE dir = ? AND root = ?"), arguments: [c.dir, c.root]) : []
             var byPath: [String: Row] = [:]
             for r in existing { byPath[r["primary_path"]] = r }
             var matched = Set<Int64>()
@@ -481,8 +487,7 @@ public final class Catalog: Sendable {
             // A moved file can only match an asset of this folder or one whose files vanished (few, on a partial
             // index): when there are none, no asset is looked up by content (a first ingest of many copies
             // would otherwise scan every asset of a hash for each new one).
-            let anyVanishing = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM asset WHERE pending_vanish = 1 OR trashed_at IS NOT NULL)")) ?? true
+            let anyVanishing = try Binder(db, "SELECT EXISTS (SELECT 1 FROM asset WHERE pending_vanish = 1 OR trashed_at IS NOT NULL)").firstInt() != 0
             for (k, input) in incoming.enumerated() where olds[k] == nil && (anyVanishing || !existing.isEmpty) {
                 guard let h = input.primaryHash else { continue }
                 // A moved or renamed file: an asset whose files vanished (this run or earlier) with the same
@@ -581,10 +586,21 @@ public final class Catalog: Sendable {
     /// returns, Swift's debug description is the text in quotes with `"`, `'`, `\`, tab, newline and
     /// carriage return escaped (`Unicode.Scalar.escaped(asASCII:)`); anything else takes the slow path.
     static func describe(_ v: DatabaseValue, into out: inout [UInt8]) {
+        // One pass tells the plain case (printable ASCII, nothing to escape) from the escaping and slow ones.
+        var ascii = true, plain = true
+        if case .string(let s) = v.storage {
+            for b in s.utf8 {
+                if b >= 0x7F || (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) {
+                    ascii = false
+                    break
+                }
+                if b < 0x20 || b == 0x22 || b == 0x27 || b == 0x5C { plain = false }
+            }
+        }
         switch v.storage {
-        case .string(let s) where s.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }):
+        case .string(let s) where ascii:
             out.append(0x22)
-            if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x27 && $0 != 0x5C }) {
+            if plain {
                 out.append(contentsOf: s.utf8)
             } else {
                 for b in s.utf8 {

@@ -91,3 +91,25 @@ import Testing
         #expect(back == values)
     }
 }
+
+@Suite struct BinderFirstIntTests {
+    @Test func firstIntReadsOneValue() throws {
+        let q = try DatabaseQueue()
+        try q.write { db in
+            try db.execute(sql: "CREATE TABLE t(k TEXT, n INTEGER)")
+            try db.execute(sql: "INSERT INTO t VALUES ('a', 5), ('b', NULL)")
+            var exists = try Binder(db, "SELECT EXISTS (SELECT 1 FROM t WHERE k = ?)")
+            exists.text("a")
+            #expect(try exists.firstInt() == 1)
+            var missing = try Binder(db, "SELECT EXISTS (SELECT 1 FROM t WHERE k = ?)")
+            missing.text("z")
+            #expect(try missing.firstInt() == 0)
+            var null = try Binder(db, "SELECT n FROM t WHERE k = ?")
+            null.text("b")
+            #expect(try null.firstInt() == nil)
+            var none = try Binder(db, "SELECT n FROM t WHERE k = ?")
+            none.text("z")
+            #expect(try none.firstInt() == nil)
+        }
+    }
+}
