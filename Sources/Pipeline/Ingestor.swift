@@ -203,6 +203,10 @@ public final class Ingestor: Sendable {
             var unreadable: [String] = []  // folders that could not be listed: what is below them is kept
             var pendingDirs: [String] = []  // known folders that vanished whole
             var vanishedDone = false
+            // Known folders missing on disk (renamed, moved, deleted) are committed before any walked folder:
+            // their assets are then pending vanish when a folder they moved to is matched, whatever the
+            // order of the names (a folder renamed to one that sorts first keeps its assets' identifiers).
+            var goneFirst: [String]? = nil
             // Folders prepared at once: a few per worker, so the file pool always has queued work while
             // finished folders wait to be assembled and committed in order.
             let width = options.concurrency * 4
@@ -217,6 +221,12 @@ public final class Ingestor: Sendable {
                 func nextBatch() throws -> (FolderBatch, [FileRow])? {
                     if lookahead.isEmpty {
                         var batches: [FolderBatch] = []
+                        if goneFirst == nil {
+                            let gone = partial ? [] : try catalog.directories(under: walkedDir).filter(Self.isGone)
+                            visited.formUnion(gone)
+                            goneFirst = gone.reversed()
+                        }
+                        while batches.count < 64, let d = goneFirst?.popLast() { batches.append(FolderBatch(dir: d, files: [])) }
                         while batches.count < 64, let b = walker.next() {
                             visited.insert(b.dir)
                             if b.error != nil { unreadable.append(b.dir + "/") }
@@ -435,6 +445,14 @@ public final class Ingestor: Sendable {
     }
 
     /// Whether nothing in the folder is new, changed or gone.
+    /// Whether a stored folder is missing on disk: not there (or a path through a file), or no longer a
+    /// folder. A folder that cannot be reached (a parent without permission) is not gone.
+    static func isGone(_ dir: String) -> Bool {
+        var st = stat()
+        if stat(dir, &st) == 0 { return st.st_mode & S_IFMT != S_IFDIR }
+        return errno == ENOENT || errno == ENOTDIR
+    }
+
     /// A batch of folder commits is written when it holds this many rows (files, assets, errors, vanished
     /// files and one per folder) …
     static let commitBatchRows = 4000

@@ -159,6 +159,29 @@ import Testing
     }
 }
 
+extension HashModeTests {
+    /// A folder renamed as a whole: its assets keep their identifiers whether the new name sorts before the
+    /// old one or after it (the missing folder is committed before any walked one).
+    @Test(arguments: [HashMode.full, .sampled, .none], ["0-first", "zz-last"])
+    func aRenamedFolderKeepsItsAssets(_ mode: HashMode, newName: String) async throws {
+        let s = try Scratch()
+        try s.write("a/stays.jpg", Self.jpeg(size: 200_000, seed: 3))
+        try s.write("m/one.jpg", Self.jpeg(size: 200_000, seed: 1))
+        try s.write("m/sub/two.jpg", Self.jpeg(size: 200_000, seed: 2))
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(s.root, catalog, mode: mode, batchRows: Ingestor.commitBatchRows)
+        let before = Dictionary(uniqueKeysWithValues: try catalog.allAssets().map { ($0.asset.id, $0.localIdentifier) })
+        try FileManager.default.moveItem(atPath: s.root + "/m", toPath: s.root + "/" + newName)
+        let summary = try await Self.ingest(s.root, catalog, mode: mode, batchRows: Ingestor.commitBatchRows)
+        let after = try catalog.allAssets()
+        #expect(after.count == 3)
+        #expect(after.first { $0.asset.id == newName + "/one.jpg" }?.localIdentifier == before["m/one.jpg"])
+        #expect(after.first { $0.asset.id == newName + "/sub/two.jpg" }?.localIdentifier == before["m/sub/two.jpg"])
+        #expect(after.first { $0.asset.id == "a/stays.jpg" }?.localIdentifier == before["a/stays.jpg"])
+        #expect(summary.inserted == 0 && summary.deleted == 0)
+    }
+}
+
 extension IngestTests.Scratch {
     var root: String { url.appendingPathComponent("root").path }
 
