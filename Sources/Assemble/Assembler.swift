@@ -102,11 +102,11 @@ public enum Assembler {
         }
     }
 
-    /// `IMG_E1234` → `IMG_1234`, `x_edited`/`x-edited` (and Takeout's translations) → `x`; nil when the stem
-    /// is not an edit's.
     /// The edit suffixes in lower case, with their lengths in characters.
     static let editSuffixes = (["_edited"] + TakeoutReader.editedSuffixes).map { ($0.lowercased(), $0.count) }
 
+    /// `IMG_E1234` → `IMG_1234`, `x_edited`/`x-edited` (and Takeout's translations) → `x`; nil when the stem
+    /// is not an edit's.
     static func originalStem(ofEdit stem: String) -> String? {
         let upper = stem.uppercased()
         if upper.hasPrefix("IMG_E"), stem.count > 5, stem.dropFirst(5).first?.isNumber == true {

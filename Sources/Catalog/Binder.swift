@@ -86,9 +86,7 @@ struct Binder {
         switch code {
         case SQLITE_ROW: return sqlite3_column_type(statement, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 0)
         case SQLITE_DONE: return nil
-        default:
-            let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+        default: throw failure(code)
         }
     }
 
@@ -96,11 +94,13 @@ struct Binder {
     func run() throws {
         var code = sqlite3_step(statement)
         while code == SQLITE_ROW { code = sqlite3_step(statement) }
-        guard code == SQLITE_DONE else {
-            let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-            sqlite3_reset(statement)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
-        }
-        sqlite3_reset(statement)
+        defer { sqlite3_reset(statement) }
+        guard code == SQLITE_DONE else { throw failure(code) }
+    }
+
+    /// The error of a step that returned `code`, with SQLite's message (read before the statement is reset).
+    private func failure(_ code: Int32) -> DatabaseError {
+        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
     }
 }

@@ -28,14 +28,10 @@ public struct OrganizeRow: Sendable {
     /// `root + "/" + primaryPath.split(separator: "/").dropLast().joined(separator: "/")`, without the split
     /// when the path has no empty component (no leading, doubled or trailing slash).
     static func folder(root: String, primaryPath: String) -> String {
-        let (parent, name) = PathText.parentAndName(primaryPath)
-        guard let parent else { return root + "/" }
-        var previous = UInt8(ascii: "/")
-        let clean = !name.isEmpty && parent.utf8.last != UInt8(ascii: "/") && parent.utf8.allSatisfy { b in
-            defer { previous = b }
-            return !(b == UInt8(ascii: "/") && previous == b)
+        guard PathText.hasNoEmptyComponent(primaryPath) else {
+            return root + "/" + primaryPath.split(separator: "/").dropLast().joined(separator: "/")
         }
-        return root + "/" + (clean ? String(parent) : primaryPath.split(separator: "/").dropLast().joined(separator: "/"))
+        return root + "/" + (PathText.parentAndName(primaryPath).parent.map(String.init) ?? "")
     }
 
     /// The local calendar day of the capture date as written (`YYYY-MM-DD`), nil without a date.

@@ -15,6 +15,17 @@ public enum PathText {
     /// The last component as a string, or the whole path when it has none.
     public static func fileName(_ path: String) -> String { lastComponent(path).map(String.init) ?? path }
 
+    /// Whether the path is non-empty with no leading, trailing or doubled `/` (so splitting it would drop
+    /// nothing).
+    public static func hasNoEmptyComponent(_ path: String) -> Bool {
+        var previous = UInt8(ascii: "/")  // a leading slash counts as doubled
+        for b in path.utf8 {
+            if b == UInt8(ascii: "/") && previous == b { return false }
+            previous = b
+        }
+        return previous != UInt8(ascii: "/")
+    }
+
     /// Everything before the last `/` (nil without one) and everything after it: a relative path's folder
     /// and file name, empty components kept (`split(separator: "/", omittingEmptySubsequences: false)`).
     public static func parentAndName(_ path: String) -> (parent: Substring?, name: Substring) {

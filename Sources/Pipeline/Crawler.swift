@@ -63,6 +63,14 @@ public struct Crawler: Sendable {
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Whether a directory is gone: not there (or a path through a file), or no longer a directory. One
+    /// that cannot be reached (a parent without permission) is not gone.
+    public static func isMissingDirectory(_ path: String) -> Bool {
+        var st = stat()
+        if stat(path, &st) == 0 { return (st.st_mode & S_IFMT) != S_IFDIR }
+        return errno == ENOENT || errno == ENOTDIR
+    }
+
     /// Whether `relativePath` (a file or directory below a root) passes `exclude` (and, for files, `include`).
     public func accepts(_ relativePath: String, isDirectory: Bool) -> Bool {
         if exclude.contains(where: { $0.matches(relativePath, isDirectory: isDirectory) }) { return false }

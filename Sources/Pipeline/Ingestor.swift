@@ -222,7 +222,7 @@ public final class Ingestor: Sendable {
                     if lookahead.isEmpty {
                         var batches: [FolderBatch] = []
                         if goneFirst == nil {
-                            let gone = partial ? [] : try catalog.directories(under: walkedDir).filter(Self.isGone)
+                            let gone = partial ? [] : try catalog.directories(under: walkedDir).filter(Crawler.isMissingDirectory)
                             visited.formUnion(gone)
                             goneFirst = gone.reversed()
                         }
@@ -444,21 +444,13 @@ public final class Ingestor: Sendable {
         return inner
     }
 
-    /// Whether nothing in the folder is new, changed or gone.
-    /// Whether a stored folder is missing on disk: not there (or a path through a file), or no longer a
-    /// folder. A folder that cannot be reached (a parent without permission) is not gone.
-    static func isGone(_ dir: String) -> Bool {
-        var st = stat()
-        if stat(dir, &st) == 0 { return st.st_mode & S_IFMT != S_IFDIR }
-        return errno == ENOENT || errno == ENOTDIR
-    }
-
     /// A batch of folder commits is written when it holds this many rows (files, assets, errors, vanished
     /// files and one per folder) …
     static let commitBatchRows = 4000
     /// … or when its first folder has waited this long.
     static let commitBatchSeconds = 0.25
 
+    /// Whether nothing in the folder is new, changed or gone.
     static func isUnchanged(_ batch: FolderBatch, _ rows: [FileRow], root: String) -> Bool {
         guard rows.count == batch.files.count else { return false }
         var byPath: [String: FileRow] = [:]
