@@ -141,7 +141,8 @@ public final class Catalog: Sendable {
             pid: r["pid"], host: r["host"])
     }
 
-    /// Trashes (or, with `prune`, deletes) assets whose files vanished during the run, records the
+    /// Joins files moved into an earlier-committed folder to the assets they left (`adoptMovedAssets`),
+    /// trashes (or, with `prune`, deletes) assets whose files vanished during the run, records the
     /// changes, compacts history older than the retention window and closes the run.
     @discardableResult
     public func finishRun(
@@ -149,7 +150,8 @@ public final class Catalog: Sendable {
         historyRetentionDays: Int?
     ) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
-            var records: [ChangeRecord] = []
+            // Files moved into a folder committed before the one they left keep their assets first.
+            var records = try Self.adoptMovedAssets(db, runID: runID)
             let now = Self.now()
             let gone = try Row.fetchAll(db, sql: "SELECT id, local_identifier FROM asset WHERE pending_vanish = 1")
             for row in gone {
@@ -739,9 +741,7 @@ public final class Catalog: Sendable {
             let dbv = value?.databaseValue ?? .null
             if old[col] as DatabaseValue != dbv { changedCols.append(col) }
         }
-        let oldResources = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT type, path, content_hash FROM resource WHERE asset_id = ? ORDER BY ord"), arguments: [id])
-            .map { "\($0["type"] as Int)|\($0["path"] as String)|\(($0["content_hash"] as String?) ?? "")" }
+        let oldResources = try resourceKeys(db, id)
         let newResources = zip(i.asset.resources, i.resourceHashes).map { "\($0.0.type.rawValue)|\($0.0.path)|\($0.1 ?? "")" }
         var props = Set(changedCols.compactMap { propertyNames[$0] })
         if oldResources != newResources { props.insert("resources") }
@@ -763,6 +763,12 @@ public final class Catalog: Sendable {
             try insertResources(db, id, i)
         }
         return props.sorted()
+    }
+
+    /// An asset's stored resources as "type|path|hash", in order: what tells a `resources` change.
+    static func resourceKeys(_ db: Database, _ id: Int64) throws -> [String] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT type, path, content_hash FROM resource WHERE asset_id = ? ORDER BY ord"), arguments: [id])
+            .map { "\($0["type"] as Int)|\($0["path"] as String)|\(($0["content_hash"] as String?) ?? "")" }
     }
 
     static func insertResources(_ db: Database, _ id: Int64, _ i: AssetInput) throws {

@@ -39,7 +39,11 @@ public struct IngestPreview: Sendable, Codable, Equatable {
         let summary = try await Ingestor(options: options, catalog: copy).run(progress: progress)
         var preview = IngestPreview()
         preview.probe = probed.paths.sorted()
-        for r in try copy.changes(since: before, objectType: "asset") {
+        let changes = try copy.changes(since: before, objectType: "asset")
+        // An asset inserted and then merged into the one its file moved from (`Catalog.adoptMovedAssets`):
+        // the move is the other asset's update.
+        let merged = Set(changes.filter { $0.changeType == "deleted" && $0.properties.contains(Catalog.mergedProperty) }.map(\.localIdentifier))
+        for r in changes where !merged.contains(r.localIdentifier) {
             let asset = try copy.findAsset(r.localIdentifier) ?? original?.findAsset(r.localIdentifier)
             let path = asset.map { $0.root + "/" + $0.asset.id } ?? r.localIdentifier
             switch (r.changeType, r.properties.contains("purged"), r.properties.contains("trashed")) {

@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import GRDB
 import MediaProbe
 import Testing
 
@@ -192,5 +193,65 @@ extension IngestTests.Scratch {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
+    }
+}
+
+extension HashModeTests {
+    /// A file moved out of a folder that stays into another: it keeps its asset (identifiers, the user's
+    /// favorite, its albums) whether the new folder sorts before the old one (committed first: the file is
+    /// inserted, then joined to the asset it left at the end of the run) or after it (matched at commit).
+    @Test(arguments: [HashMode.full, .sampled, .none], ["0-first", "zz-last"])
+    func aMovedFileKeepsItsAssetWhicheverFolderIsWalkedFirst(_ mode: HashMode, newFolder: String) async throws {
+        let s = try Scratch()
+        try s.write("m/stays.jpg", Self.jpeg(size: 200_000, seed: 1))
+        try s.write("m/moves.jpg", Self.jpeg(size: 200_000, seed: 2))
+        try s.write(newFolder + "/other.jpg", Self.jpeg(size: 200_000, seed: 3))
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(s.root, catalog, mode: mode)
+        let before = try #require(try catalog.allAssets().first { $0.asset.id == "m/moves.jpg" })
+        _ = try catalog.perform(
+            ChangeSet(changes: [
+                Change(op: .favorite, asset: before.localIdentifier, value: true),
+                Change(op: .createAlbum, placeholder: "$a", title: "Kept"),
+                Change(op: .addAssets, assets: [before.localIdentifier], album: "$a"),
+            ]))
+        let token = try catalog.currentToken()
+        try FileManager.default.moveItem(atPath: s.root + "/m/moves.jpg", toPath: s.root + "/" + newFolder + "/moves.jpg")
+        let summary = try await Self.ingest(s.root, catalog, mode: mode)
+
+        #expect(summary.inserted == 0 && summary.deleted == 0 && summary.updated == 1)
+        let all = try catalog.allAssets(includeTrashed: true)
+        #expect(all.count == 3)
+        let moved = try #require(all.first { $0.asset.id == newFolder + "/moves.jpg" })
+        #expect(moved.localIdentifier == before.localIdentifier)
+        #expect(moved.cloudIdentifier == before.cloudIdentifier)
+        #expect(moved.asset.isFavorite && !moved.isTrashed)
+        #expect(moved.resourceHashes == before.resourceHashes)
+        #expect(all.allSatisfy { !$0.isTrashed })
+        // Its file row and its album membership belong to it.
+        let q = try DatabaseQueue(path: s.catalogPath)
+        let movedPath = s.root + "/" + newFolder + "/moves.jpg"
+        let lid = before.localIdentifier
+        let (owner, albums) = try await q.read { db in
+            (
+                try String.fetchOne(
+                    db, sql: "SELECT a.local_identifier FROM file f JOIN asset a ON a.id = f.asset_id WHERE f.path = ?",
+                    arguments: [movedPath]),
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM collection_membership m JOIN asset a ON a.id = m.asset_id WHERE a.local_identifier = ?",
+                    arguments: [lid])
+            )
+        }
+        #expect(owner == before.localIdentifier)
+        #expect(albums == 1)
+        // The history says the asset was updated (its resources moved); an asset inserted on the way, if
+        // any, is reported deleted as `merged`, never left behind.
+        let records = try catalog.changes(since: token, objectType: "asset")
+        #expect(records.contains { $0.localIdentifier == before.localIdentifier && $0.changeType == "updated" && $0.properties.contains("resources") })
+        #expect(!records.contains { $0.localIdentifier == before.localIdentifier && $0.changeType == "deleted" })
+        let inserted = Set(records.filter { $0.changeType == "inserted" }.map(\.localIdentifier))
+        let merged = Set(records.filter { $0.changeType == "deleted" && $0.properties == [Catalog.mergedProperty] }.map(\.localIdentifier))
+        #expect(inserted == merged)
+        #expect(inserted.isEmpty == (newFolder == "zz-last"))
     }
 }

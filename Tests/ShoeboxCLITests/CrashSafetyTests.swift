@@ -77,7 +77,7 @@ import TestSupport
                         let total = obj["filesTotal"] as? Int, total > 0
                     else { continue }
                     seen.append(Data("\(doneFiles)\n".utf8))
-                    if Double(doneFiles) >= fraction * Double(total) {
+                    if doneFiles > 0 && Double(doneFiles) >= fraction * Double(total) {
                         kill(pid, SIGKILL)
                         killed = true
                     }

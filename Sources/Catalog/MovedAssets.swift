@@ -1,0 +1,90 @@
+import GRDB
+
+extension Catalog {
+    /// The change property of an asset inserted earlier in a run and then found to be a moved file: its row
+    /// was merged into the asset it moved from (`adoptMovedAssets`).
+    public static let mergedProperty = "merged"
+
+    /// Files moved into a folder that was committed before the folder they left (which still exists, so it is
+    /// walked in its turn): when the new folder was committed, the old asset was not pending vanish yet, so the
+    /// file was inserted as a new asset; only the old folder's commit, later, left the old asset pending.
+    /// Here, before pending assets are trashed, each such pair is joined the way a commit joins a moved file
+    /// to a vanished asset (same primary content, no file of the old asset left outside the new one's folder):
+    /// the old asset takes the new one's files, resources and derived columns (what the user changed stays
+    /// the user's) and keeps its identifiers, dates, albums and history; the new asset is removed. Records:
+    /// the old asset `updated` (the properties that changed), the new one `deleted` with `merged`.
+    static func adoptMovedAssets(_ db: Database, runID: Int64) throws -> [ChangeRecord] {
+        let pending = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT a.*, r.content_hash AS primary_hash FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
+                WHERE a.pending_vanish = 1 AND r.content_hash IS NOT NULL ORDER BY a.id
+                """)
+        guard !pending.isEmpty else { return [] }
+        // The assets this run inserted (read once, only when something vanished).
+        let inserted = Set(
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT local_identifier FROM change WHERE run_id = ? AND object_type = 'asset' AND change_type = 'inserted'",
+                arguments: [runID]))
+        guard !inserted.isEmpty else { return [] }
+        var records: [ChangeRecord] = []
+        var taken = Set<Int64>()
+        for old in pending {
+            let hash: String = old["primary_hash"]
+            let candidates = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT a.* FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
+                        WHERE r.content_hash = ? AND a.pending_vanish = 0 AND a.trashed_at IS NULL ORDER BY a.id
+                        """), arguments: [hash])
+            guard
+                let new = candidates.first(where: { c in
+                    !taken.contains(c["id"]) && inserted.contains(c["local_identifier"])
+                })
+            else { continue }
+            let oldID: Int64 = old["id"]
+            let newID: Int64 = new["id"]
+            let elsewhere =
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM file WHERE asset_id = ? AND dir != ?)"),
+                    arguments: [oldID, new["dir"] as String]) ?? 0
+            guard elsewhere == 0 else { continue }
+            taken.insert(newID)
+            records.append(contentsOf: try adopt(db, old: old, new: new, runID: runID))
+        }
+        return records
+    }
+
+    /// Moves `new`'s files, resources and derived columns onto `old` and removes `new` (see `adoptMovedAssets`).
+    private static func adopt(_ db: Database, old: Row, new: Row, runID: Int64) throws -> [ChangeRecord] {
+        let oldID: Int64 = old["id"]
+        let newID: Int64 = new["id"]
+        let userProperties = Set(((old["user_properties"] as String?) ?? "").split(separator: ",").map(String.init))
+        let kept = Set(userColumns.filter { userProperties.contains($0.key) }.flatMap(\.value))
+        let columns = derivedColumns.filter { !kept.contains($0) }
+        var props = Set<String>()
+        for c in columns where c != "reasons" && (old[c] as DatabaseValue) != (new[c] as DatabaseValue) {
+            if let p = propertyNames[c] { props.insert(p) }
+        }
+        if try resourceKeys(db, oldID) != resourceKeys(db, newID) { props.insert("resources") }
+        if (old["trashed_at"] as String?) != nil { props.insert("isTrashed") }
+        var arguments: [DatabaseValue] = columns.map { new[$0] as DatabaseValue }
+        var sets = columns.map { "\($0) = ?" } + ["pending_vanish = 0", "trashed_at = NULL"]
+        if !props.isEmpty {
+            sets.append("modification_date = ?")
+            arguments.append(now().databaseValue)
+        }
+        arguments.append(oldID.databaseValue)
+        try db.execute(
+            sql: "UPDATE asset SET \(sets.joined(separator: ", ")) WHERE id = ?", arguments: StatementArguments(arguments))
+        try db.execute(sql: "DELETE FROM resource WHERE asset_id = ?", arguments: [oldID])
+        try db.execute(sql: "UPDATE resource SET asset_id = ? WHERE asset_id = ?", arguments: [oldID, newID])
+        try db.execute(sql: "UPDATE file SET asset_id = ? WHERE asset_id = ?", arguments: [oldID, newID])
+        try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [newID])
+        var records = [try record(db, runID, "asset", new["local_identifier"], "deleted", [mergedProperty])]
+        if !props.isEmpty { records.append(try record(db, runID, "asset", old["local_identifier"], "updated", props.sorted())) }
+        return records
+    }
+}
