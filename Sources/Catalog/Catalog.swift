@@ -332,17 +332,21 @@ public final class Catalog: Sendable {
     public func files(sharingPartialHashes hashes: [String: Set<FileIdentity>], excluding: Set<String> = []) throws(CatalogError) -> [FileRow] {
         guard !hashes.isEmpty else { return [] }
         return try read { db in
-            let keys = hashes.keys.sorted()
-            let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
-            var shared = Set<String>()
-            let ids = try Row.fetchCursor(
-                db, sql: "SELECT DISTINCT sample_hash, device, inode FROM file WHERE sample_hash IN (\(marks))", arguments: StatementArguments(keys))
-            while let r = try ids.next() {
-                let h: String = r[0]
-                if hashes[h]?.contains(FileIdentity(device: r[1], inode: r[2])) == false { shared.insert(h) }
+            // One cached statement, run per hash (one of as many variables as hashes was prepared anew for
+            // every folder), stopping at the first identity the hash's new files do not have.
+            var sharedKeys: [String] = []
+            let identities = try db.cachedStatement(sql: "SELECT DISTINCT device, inode FROM file WHERE sample_hash = ?")
+            for h in hashes.keys.sorted() {
+                guard let known = hashes[h] else { continue }
+                let ids = try Row.fetchCursor(identities, arguments: [h])
+                while let r = try ids.next() {
+                    if !known.contains(FileIdentity(device: r[0], inode: r[1])) {
+                        sharedKeys.append(h)
+                        break
+                    }
+                }
             }
-            guard !shared.isEmpty else { return [] }
-            let sharedKeys = shared.sorted()
+            guard !sharedKeys.isEmpty else { return [] }
             let sharing = "sample_hash IN (\(Array(repeating: "?", count: sharedKeys.count).joined(separator: ",")))"
             var args = StatementArguments(sharedKeys)
             var notExcluded = ""

@@ -259,9 +259,12 @@ extension Catalog {
         try db.cachedStatement(sql: "DELETE FROM collection_membership WHERE collection_id = ?").execute(arguments: [cid])
         var seen = Set<Int64>()
         seen.reserveCapacity(members.count)
-        let insert = try db.cachedStatement(sql: "INSERT INTO collection_membership(collection_id, asset_id, position) VALUES (?, ?, ?)")
         for (k, a) in members.enumerated() where seen.insert(a).inserted {
-            try insert.execute(arguments: [cid, a, k])
+            var insert = try Binder(db, "INSERT INTO collection_membership(collection_id, asset_id, position) VALUES (?, ?, ?)")
+            insert.int(cid)
+            insert.int(a)
+            insert.int(k)
+            try insert.run()
         }
     }
 

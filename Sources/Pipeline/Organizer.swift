@@ -53,12 +53,22 @@ public enum Organizer {
             touched.formUnion(changes.before.map(\.localIdentifier))
             touched.formUnion(changes.after.map(\.localIdentifier))
             summary.changedAssets = touched.count
-            try incrementalBursts(catalog, changes, runID: runID, summary: &summary, touched: &touched)
-            step("bursts")
+        }
+        // Bursts read the assets' own dates, names and cameras and write burst columns; places and moments
+        // read and write other columns (docs/architecture.md, organize): bursts run on a thread of their own
+        // meanwhile, joined before the store. Their history records may interleave with the places'.
+        let burstWork = Concurrent { () throws -> (Summary, Set<String>) in
+            var s = Summary(), t = Set<String>()
+            if let changes {
+                try incrementalBursts(catalog, changes, runID: runID, summary: &s, touched: &t)
+            } else {
+                try fullBursts(catalog, runID: runID, summary: &s)
+            }
+            return (s, t)
+        }
+        if let changes {
             try incrementalPlaces(catalog, changes, runID: runID, summary: &summary)
         } else {
-            try fullBursts(catalog, runID: runID, summary: &summary)
-            step("bursts")
             try fullPlaces(catalog, runID: runID, summary: &summary)
         }
         step("places")
@@ -68,6 +78,12 @@ public enum Organizer {
         // of their own, so the items, the stored moments and the segmenter's result are freed before albums).
         var (collections, lists) = try moments(catalog, summary: &summary)
         step("moments")
+
+        let (burstSummary, burstTouched) = try burstWork.value()
+        summary.bursts += burstSummary.bursts
+        summary.records += burstSummary.records
+        touched.formUnion(burstTouched)
+        step("bursts")
 
         // Albums and folders from the directory tree, one root at a time (built meanwhile: above).
         let (folderCollections, folderLists) = try folderWork.value()

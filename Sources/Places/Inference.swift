@@ -88,7 +88,7 @@ public enum PlaceInference {
                     out.places[s.id] = PlaceJudgement(
                         place: m.place, distanceKm: m.distanceKm,
                         reason:
-                            "GPS \(fmt(c.latitude, 4)), \(fmt(c.longitude, 4)): \(fmt(m.distanceKm, 1)) km from \(m.place.name) (GeoNames \(m.place.geonameID))"
+                            "GPS \(Cell.text(c.lat)), \(Cell.text(c.lon)): \(fmt(m.distanceKm, 1)) km from \(m.place.name) (GeoNames \(m.place.geonameID))"
                     )
                 }
             }
@@ -136,18 +136,21 @@ public enum PlaceInference {
             }
             // The anchors just before and just after (each with every anchor at the same time): the nearest;
             // equally near, the earlier; then one with a zone (from GPS) over a bare offset; then by name.
-            var candidates: [(a: Anchor, gap: Int)] = []
+            // (Positions in `list`, not copies: many anchors can share a second.)
+            var candidates: [(i: Int, gap: Int)] = []
             for start in [lo - 1, lo] where list.indices.contains(start) {
                 var i = start
                 while list.indices.contains(i), list[i].key == list[start].key {
-                    candidates.append((list[i].a, list[i].key - wall))
+                    candidates.append((i, list[i].key - wall))
                     i += start < lo ? -1 : 1
                 }
             }
             let best = candidates.filter { abs($0.gap) <= neighbourWindowSeconds }.min { x, y in
-                (abs(x.gap), x.gap, x.a.zone == nil ? 1 : 0, x.a.name) < (abs(y.gap), y.gap, y.a.zone == nil ? 1 : 0, y.a.name)
+                let a = list[x.i].a, b = list[y.i].a
+                return (abs(x.gap), x.gap, a.zone == nil ? 1 : 0, a.name) < (abs(y.gap), y.gap, b.zone == nil ? 1 : 0, b.name)
             }
-            guard let (a, gap) = best else { continue }
+            guard let (index, gap) = best else { continue }
+            let a = list[index].a
             let when = gap == 0 ? "at the same time" : "\(fmtGap(abs(gap))) \(gap > 0 ? "later" : "earlier")"
             let what = a.zone.map { "\($0), \(a.how)" } ?? "offset \(AssetDate.offsetSuffix(a.offset)) \(a.how)"
             let reason = "borrowed from \(a.name), same camera, \(when) (\(what))"
@@ -171,6 +174,14 @@ public enum PlaceInference {
         }
         var latitude: Double { Double(lat) / 10_000 }
         var longitude: Double { Double(lon) / 10_000 }
+
+        /// A coordinate in 10⁻⁴° as `String(format: "%.4f")` prints it in degrees (the double nearest
+        /// `units / 10⁴` is within 10⁻¹² of it, far from a rounding boundary), without Foundation's formatter.
+        static func text(_ units: Int) -> String {
+            let m = units.magnitude
+            let fraction = String(m % 10_000)
+            return (units < 0 ? "-" : "") + String(m / 10_000) + "." + String(repeating: "0", count: 4 - fraction.utf8.count) + fraction
+        }
     }
 
     typealias Zone = (zone: String?, offset: Int, reason: String, confidence: ZoneConfidence)
