@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import PhotoModel
 
 /// An error from the catalog, with a code a command can map to an exit status.
@@ -54,6 +55,12 @@ public final class Catalog: Sendable {
     }
 
     /// Runs a write transaction, mapping GRDB errors.
+    /// Hands back the connections' page caches (the writer's holds up to `writerCacheKiB` after a large
+    /// ingest) and closes idle readers, before a memory-hungry step such as organize.
+    public func releaseMemory() {
+        if let p = pool as? DatabasePool { p.releaseMemory() } else if let q = pool as? DatabaseQueue { q.releaseMemory() }
+    }
+
     func write<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
         guard mode != .readOnly else { throw CatalogError(.readOnly, "catalog \(path) is open read-only") }
         do { return try pool.write(body) } catch let e as CatalogError { throw e } catch {
@@ -67,7 +74,17 @@ public final class Catalog: Sendable {
         }
     }
 
-    static func now() -> String { isoText(Date()) }
+    static func now() -> String {
+        let date = Date()
+        let second = Int(date.timeIntervalSince1970.rounded(.down))
+        if let text = lastNow.withLock({ $0.second == second ? $0.text : nil }) { return text }
+        let text = isoText(date)
+        lastNow.withLock { $0 = (second, text) }
+        return text
+    }
+
+    /// The text of the second `now()` last formatted: every row of a commit is stamped, mostly in the same second.
+    private static let lastNow = Mutex<(second: Int, text: String)>((Int.min, ""))
 
     /// A date as ISO 8601 UTC text to the second (`2026-11-24T02:23:06Z`), as `ISO8601DateFormatter`'s
     /// default writes it, without making a formatter per call (that was a tenth of an ingest's time).
@@ -592,34 +609,33 @@ public final class Catalog: Sendable {
     /// returns, Swift's debug description is the text in quotes with `"`, `'`, `\`, tab, newline and
     /// carriage return escaped (`Unicode.Scalar.escaped(asASCII:)`); anything else takes the slow path.
     static func describe(_ v: DatabaseValue, into out: inout [UInt8]) {
-        // One pass tells the plain case (printable ASCII, nothing to escape) from the escaping and slow ones.
-        var ascii = true, plain = true
-        if case .string(let s) = v.storage {
-            for b in s.utf8 {
-                if b >= 0x7F || (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) {
-                    ascii = false
-                    break
-                }
-                if b < 0x20 || b == 0x22 || b == 0x27 || b == 0x5C { plain = false }
-            }
-        }
         switch v.storage {
-        case .string(let s) where ascii:
-            out.append(0x22)
-            if plain {
-                out.append(contentsOf: s.utf8)
-            } else {
-                for b in s.utf8 {
-                    switch b {
-                    case 0x22, 0x27, 0x5C: out.append(contentsOf: [0x5C, b])
-                    case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                    case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                    case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                    default: out.append(b)
+        case .string(var s):
+            // Printable ASCII and tab, newline, return: quoted, with ' " \ and those three escaped, on the
+            // string's bytes; anything else is GRDB's description (the digest's bytes are unchanged).
+            let done = s.withUTF8 { b -> Bool in
+                for c in b where c >= 0x7F || (c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D) { return false }
+                out.append(0x22)
+                var start = 0
+                for (i, c) in b.enumerated() {
+                    let escaped: UInt8
+                    switch c {
+                    case 0x22, 0x27, 0x5C: escaped = c
+                    case 0x09: escaped = UInt8(ascii: "t")
+                    case 0x0A: escaped = UInt8(ascii: "n")
+                    case 0x0D: escaped = UInt8(ascii: "r")
+                    default: continue
                     }
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start..<i]))
+                    out.append(0x5C)
+                    out.append(escaped)
+                    start = i + 1
                 }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start...]))
+                out.append(0x22)
+                return true
             }
-            out.append(0x22)
+            if !done { out.append(contentsOf: v.description.utf8) }
         case .int64(let n): out.append(contentsOf: String(n).utf8)
         case .null: out.append(contentsOf: "NULL".utf8)
         default: out.append(contentsOf: v.description.utf8)

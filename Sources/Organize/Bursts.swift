@@ -240,7 +240,10 @@ public enum BurstGrouper {
         let ta = a.creationDate.flatMap(CivilDate.seconds), tb = b.creationDate.flatMap(CivilDate.seconds)
         if let ta, let tb, ta != tb { return ta < tb }
         if (ta == nil) != (tb == nil) { return ta != nil }
-        return a.filename != b.filename ? a.filename < b.filename : a.id < b.id
+        // Copies of one burst in several folders (one Apple BurstUUID): by folder, so the same files give the
+        // same representative on every run (local identifiers are random).
+        if a.filename != b.filename { return a.filename < b.filename }
+        return a.folder != b.folder ? a.folder < b.folder : a.id < b.id
     }
 
     static func cameraKey(_ c: BurstCandidate) -> String { "\(c.make ?? "?") \(c.model ?? "?")" }

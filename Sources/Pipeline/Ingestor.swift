@@ -381,7 +381,9 @@ public final class Ingestor: Sendable {
         if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized || !options.userSmartAlbums.isEmpty || placesStale) {
             // Incremental unless the rules or the gazetteer changed (organize is then recomputed whole).
             let organizeStart = Date()
-            // What the probe threads freed goes back to the system before organize builds its own.
+            // What the probe threads and the writer's page cache held goes back to the system before organize
+            // builds its own.
+            catalog.releaseMemory()
             ResourceLimits.releaseFreeMemory()
             let o = try Organizer.run(
                 catalog, runID: runID, userSmartAlbums: options.userSmartAlbums, full: rederive || placesStale || neverOrganized || options.fullOrganize || fullOrganizeEnv)

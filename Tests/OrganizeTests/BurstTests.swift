@@ -121,6 +121,25 @@ import TestSupport
         #expect(s.selectionTypes == ["x/1.jpg": .userPick])
     }
 
+    /// Copies of one burst in several folders (one Apple BurstUUID, the same names and times): the
+    /// representative is the first frame of the first folder, whatever the (random) local identifiers.
+    @Test func copiesOfABurstPickTheFirstFoldersFrame() {
+        for ids in [["Z", "A"], ["A", "Z"]] {
+            var c: [BurstCandidate] = []
+            for (folder, id) in zip(["copy-1", "copy-2"], ids) {
+                for i in 0..<2 {
+                    var f = BurstCandidate(
+                        id: "\(id)-\(i)", filename: "IMG_\(i).JPG", creationDate: Self.date("2020-01-01T00:00:0\(i)"), appleBurstUUID: "U")
+                    f.folder = folder
+                    c.append(f)
+                }
+            }
+            let s = BurstGrouper.group(c.shuffled())
+            #expect(s.count == 1)
+            #expect(s.first?.representative == ids[0] + "-0", "\(ids)")
+        }
+    }
+
     @Test func identifiers() {
         // RFC 9562 / Python uuid.uuid5(uuid.NAMESPACE_DNS, "www.example.com").
         #expect(StableIdentifier.uuid("www.example.com") == "2ED6657D-E927-568B-95E1-2665A8AEA6A2")

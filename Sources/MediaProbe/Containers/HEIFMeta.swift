@@ -155,6 +155,7 @@ struct HEIFMetaParser {
                 return
             }
             let count = version < 2 ? Int(try r.u16()) : Int(try r.u32())
+            locations.reserveCapacity(min(count, Self.maxItems, r.remaining / 4))
             for _ in 0..<min(count, Self.maxItems) {
                 let id = version < 2 ? UInt32(try r.u16()) : try r.u32()
                 var method = 0
@@ -167,6 +168,7 @@ struct HEIFMetaParser {
                     throw ProbeError(.truncated, "meta/iloc: item \(id) declares \(extentCount) extents, the box is too short")
                 }
                 var extents: [Extent] = []
+                extents.reserveCapacity(extentCount)
                 for _ in 0..<extentCount {
                     if indexSize > 0 { _ = try r.uint(indexSize) }
                     let o = offsetSize > 0 ? try r.uint(offsetSize) : 0
@@ -273,10 +275,12 @@ struct HEIFMetaParser {
                 do {
                     let (version, flags) = try r.fullBoxHeader()
                     let count = try r.u32()
+                    associations.reserveCapacity(min(Int(count), r.remaining / 3))
                     for _ in 0..<min(Int(count), r.remaining / 3) {
                         let id = version < 1 ? UInt32(try r.u16()) : try r.u32()
                         let n = Int(try r.u8())
                         var list: [Int] = []
+                        list.reserveCapacity(n)
                         for _ in 0..<n {
                             if flags & 1 != 0 {
                                 list.append(Int(try r.u16() & 0x7FFF))
@@ -284,7 +288,7 @@ struct HEIFMetaParser {
                                 list.append(Int(try r.u8() & 0x7F))
                             }
                         }
-                        associations[id, default: []] += list
+                        if associations[id] == nil { associations[id] = list } else { associations[id]! += list }
                     }
                 } catch {
                     warnings.append(error.message)
