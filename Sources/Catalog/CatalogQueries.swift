@@ -339,20 +339,23 @@ extension Catalog {
     /// Counts for the run summary: per media type and subtype, Live Photo pairs.
     public func summaryCounts() throws(CatalogError) -> [(String, Int)] {
         try read { db in
-            var out: [(String, Int)] = []
-            for (name, sql) in [
-                ("assets", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL"),
-                ("images", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND media_type = 1"),
-                ("videos", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND media_type = 2"),
-                ("audio", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND media_type = 3"),
-                ("Live Photo pairs", "SELECT COUNT(*) FROM asset a WHERE trashed_at IS NULL AND EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = a.id AND r.type = 9)"),
-                ("in Recently Deleted", "SELECT COUNT(*) FROM asset WHERE trashed_at IS NOT NULL"),
-            ] {
-                out.append((name, try Int.fetchOne(db, sql: sql) ?? 0))
-            }
-            for (bit, name) in MediaSubtypes.named {
-                let n = try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND (media_subtypes & ?) != 0", arguments: [Int64(bit.rawValue)]) ?? 0
+            // One pass over the asset table for every count but the Live Photo pairs (a scan per count was a
+            // fifth of a second at 100k assets, at the end of every ingest).
+            let live = "trashed_at IS NULL"
+            var columns = [live, "\(live) AND media_type = 1", "\(live) AND media_type = 2", "\(live) AND media_type = 3", "trashed_at IS NOT NULL"]
+            columns += MediaSubtypes.named.map { "\(live) AND (media_subtypes & \(Int64($0.0.rawValue))) != 0" }
+            let sql = "SELECT " + columns.map { "COALESCE(SUM(\($0)), 0)" }.joined(separator: ", ") + " FROM asset"
+            guard let row = try Row.fetchOne(db, sql: sql) else { return [] }
+            let pairs =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM asset a WHERE trashed_at IS NULL AND EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = a.id AND r.type = 9)"
+                ) ?? 0
+            var out: [(String, Int)] = [
+                ("assets", row[0]), ("images", row[1]), ("videos", row[2]), ("audio", row[3]), ("Live Photo pairs", pairs),
+                ("in Recently Deleted", row[4]),
+            ]
+            for (k, (_, name)) in MediaSubtypes.named.enumerated() {
+                let n: Int = row[5 + k]
                 if n > 0 { out.append((name, n)) }
             }
             return out
