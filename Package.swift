@@ -47,12 +47,11 @@ let package = Package(
             providers: [.apt(["libxxhash-dev"])]),
 
         // XXH3 over a mapped file range, with a SIGBUS guard for a file that shrinks while mapped.
-        .target(name: "CMappedHash", dependencies: ["CXXHash"]),
 
         // path -> ProbeReport. One of two modules that import the C modules (Derivatives is the other).
         .target(
             name: "MediaProbe",
-            dependencies: ["CExif", "CHeif", "CFFmpeg", "CXXHash", "CMediaLibs", "CMappedHash"]),
+            dependencies: ["CExif", "CHeif", "CFFmpeg", "CXXHash", "CMediaLibs"]),
 
         // ProbeReport -> judgement with reasons. Pure.
         .target(

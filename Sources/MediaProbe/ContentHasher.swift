@@ -1,4 +1,3 @@
-import CMappedHash
 import CXXHash
 import Synchronization
 
@@ -98,23 +97,21 @@ public enum ContentHasher {
             try withUnsafeBytes(of: &le) { (b: UnsafeRawBufferPointer) throws(ProbeError) in try update(b.baseAddress, 8) }
         }
 
-        /// Feeds `count` bytes from `offset` (fewer when the file ends first).
+        /// Feeds `count` bytes from `offset` (fewer when the file ends first), read into a pooled buffer.
+        /// Reads, not a mapping: measured on this project's 2-core machines (Benchmarks/README.md, session
+        /// 10), the copy into a buffer that stays in cache cost less than faulting mapped pages in and
+        /// unmapping them (which interrupts the other core to flush its TLB). A file that ends before the size
+        /// it had when opened shrank while it was hashed: a transient `io-error`, not a hash of what is left.
         func feed(_ source: any ByteSource, from offset: UInt64, count: UInt64) throws(ProbeError) {
-            // A file's range straight from the page cache: the kernel's copy into our buffer was a sixth of
-            // an ingest's CPU (Benchmarks/README.md). Small ranges (the sampled windows, small files) are
-            // cheaper to read than to map and unmap (munmap shoots down the other cores' TLBs).
-            if let file = source as? FileSource, count >= ContentHasher.mapThreshold, offset < file.size,
-                try file.feedMapped(state, from: offset, count: min(count, file.size - offset))
-            {
-                return
-            }
+            let end = min(offset + count, max(offset, source.size))
             try ContentHasher.buffers.withBuffer { (buf: UnsafeMutableRawBufferPointer) throws(ProbeError) in
                 var pos = offset
-                let end = offset + count
                 while pos < end {
                     let want = Int(min(UInt64(buf.count), end - pos))
                     let n = try source.read(at: pos, into: UnsafeMutableRawBufferPointer(rebasing: buf[0..<want]))
-                    if n == 0 { break }
+                    if n == 0 {
+                        throw ProbeError(.ioError, "the file shrank while it was hashed (it ends before byte \(pos) of the \(source.size) it had when opened)")
+                    }
                     try update(buf.baseAddress, n)
                     pos += UInt64(n)
                 }
@@ -129,9 +126,6 @@ public enum ContentHasher {
 
     /// Read buffers kept between hashes (one per worker at a time): no allocation or page fault per file.
     static let buffers = BufferPool(size: 1 << 20)
-    /// Ranges at least this long are hashed through a mapping (`FileSource.feedMapped`).
-    static let mapThreshold: UInt64 = 512 << 10
-
     static func hex64(_ v: UInt64) -> String {
         let s = String(v, radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s

@@ -1,4 +1,3 @@
-import CMappedHash
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -111,29 +110,6 @@ public final class FileSource: ByteSource {
     }
 
     deinit { close(fd) }
-
-    /// Feeds `count` bytes from `offset` into an XXH3-128 state straight from the page cache (a mapping:
-    /// no copy into a buffer). False when the range cannot be mapped: nothing was fed, read it instead.
-    /// A file that shrinks while mapped is an `io-error` (transient: the next ingest probes it again).
-    /// Mapped 8 MiB at a time, so the deadline is checked as often as reads would check it (a cold file on a
-    /// slow disk faults its pages in one by one).
-    func feedMapped(_ state: OpaquePointer, from offset: UInt64, count: UInt64) throws(ProbeError) -> Bool {
-        let chunk: UInt64 = 8 << 20
-        var pos = offset
-        while pos < offset + count {
-            try deadline?.check("hashing at offset \(pos)")
-            let n = min(chunk, offset + count - pos)
-            switch shoebox_xxh3_128_update_mapped(fd, pos, n, state) {
-            case 0: pos += n
-            case 2: throw ProbeError(.ioError, "the file shrank while it was hashed (bytes \(pos)–\(pos + n) of \(size) were there when it was opened)")
-            default:
-                // Not mappable: only the first chunk may fall back (the state holds nothing yet).
-                if pos == offset { return false }
-                throw ProbeError(.ioError, "could not map bytes \(pos)–\(pos + n) after mapping those before them")
-            }
-        }
-        return true
-    }
 
     public func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8] {
         guard count > 0, offset < size else { return [] }
