@@ -90,6 +90,21 @@ struct Binder {
         }
     }
 
+    /// The first column of every row as integers (NULL as 0), then resets the statement: a list of row
+    /// ids (an album's members) without a GRDB cursor (~5,000 instructions a row through `Int64.fetchAll`).
+    func allInts() throws -> [Int64] {
+        var out: [Int64] = []
+        defer { sqlite3_reset(statement) }
+        while true {
+            let code = sqlite3_step(statement)
+            switch code {
+            case SQLITE_ROW: out.append(sqlite3_column_int64(statement, 0))
+            case SQLITE_DONE: return out
+            default: throw failure(code)
+            }
+        }
+    }
+
     /// Steps the statement to its end (an insert or update has no rows), then resets it.
     func run() throws {
         var code = sqlite3_step(statement)

@@ -198,8 +198,9 @@ extension Catalog {
                     if (old["title"] as String?) != c.title { props.append("localizedTitle") }
                     if (old["start_date"] as String?) != c.startDate || (old["end_date"] as String?) != c.endDate { props.append("dates") }
                     if (old["predicate"] as String?) != c.predicate { props.append("predicate") }
-                    let oldMembers = try Int64.fetchAll(
-                        db.cachedStatement(sql: "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position"), arguments: [cid])
+                    var read = try Binder(db, "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position")
+                    read.int(cid)
+                    let oldMembers = try read.allInts()
                     if oldMembers != members { props.append("assets") }
                     if props.isEmpty { continue }
                     try db.cachedStatement(sql: "UPDATE collection SET title = ?, start_date = ?, end_date = ?, latitude = ?, longitude = ?, predicate = ?, subtype = ? WHERE id = ?")
@@ -288,12 +289,19 @@ extension Catalog {
     /// Members of a stored moment type, for stable identifiers on re-segmentation.
     public func moments() throws(CatalogError) -> [(localIdentifier: String, members: [String])] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT id, local_identifier FROM collection WHERE type = 3 ORDER BY start_date").map { r in
-                let members = try String.fetchAll(
-                    db,
-                    sql: "SELECT a.local_identifier FROM collection_membership m JOIN asset a ON a.id = m.asset_id WHERE m.collection_id = ? ORDER BY m.position",
-                    arguments: [r["id"] as Int64])
-                return (r["local_identifier"], members)
+            // Every moment's members in one statement (a statement prepared per moment was a fifth of the
+            // moments step at 100k assets), then the moments in their order.
+            var members: [Int64: [String]] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT m.collection_id, a.local_identifier FROM collection_membership m
+                    JOIN collection c ON c.id = m.collection_id JOIN asset a ON a.id = m.asset_id
+                    WHERE c.type = 3 ORDER BY m.collection_id, m.position
+                    """)
+            while let r = try rows.next() { members[r[0], default: []].append(r[1]) }
+            return try Row.fetchAll(db, sql: "SELECT id, local_identifier FROM collection WHERE type = 3 ORDER BY start_date").map { r in
+                (r["local_identifier"], members[r["id"] as Int64] ?? [])
             }
         }
     }

@@ -84,12 +84,19 @@ public struct AssetPlaceInfo: Sendable, Equatable, Codable {
             zoneReason: r[k + 9], zoneConfidence: r[k + 10])
     }
 
-    var arguments: StatementArguments {
-        [
-            placeID, placeName, placeAdmin1, placeCountry, placeCountryName, placeReason, localDate?.local,
-            localDate?.offsetSeconds, timeZone,
-            zoneReason, zoneConfidence,
-        ]
+    /// The values of `columns`, bound in that order.
+    func bind(into b: inout Binder) {
+        b.int(placeID)
+        b.text(placeName)
+        b.text(placeAdmin1)
+        b.text(placeCountry)
+        b.text(placeCountryName)
+        b.text(placeReason)
+        b.text(localDate?.local)
+        b.int(localDate?.offsetSeconds)
+        b.text(timeZone)
+        b.text(zoneReason)
+        b.text(zoneConfidence)
     }
 }
 
@@ -137,21 +144,23 @@ extension Catalog {
     ) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
-            let setAll = try db.cachedStatement(
-                sql: "UPDATE asset SET "
-                    + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
-                    .joined(separator: ", ") + " WHERE local_identifier = ?")
-            // Every row read here has `applyColumns`.
-            let applyColumns = "id, local_identifier, places_derived, \(AssetPlaceInfo.columns)"
+            let setAll =
+                "UPDATE asset SET "
+                + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
+                .joined(separator: ", ") + " WHERE local_identifier = ?"
+            // Every row read here has `applyColumns`: whether all place columns are NULL (most rows of a first
+            // organize: nothing to decode), then the columns.
+            let applyColumns = "id, local_identifier, places_derived, COALESCE(\(AssetPlaceInfo.columns)) IS NULL, \(AssetPlaceInfo.columns)"
             func apply(_ r: Row) throws {
                 let lid: String = r[1]
-                let old = AssetPlaceInfo(row: r, at: 3)
+                let old = r[3] as Bool ? AssetPlaceInfo() : AssetPlaceInfo(row: r, at: 4)
                 let new = infos[lid] ?? AssetPlaceInfo()
                 let props = new.changedProperties(from: old)
                 guard !props.isEmpty else { return }
-                var args = new.arguments
-                args += [lid]
-                try setAll.execute(arguments: args)
+                var b = try Binder(db, setAll)
+                new.bind(into: &b)
+                b.text(lid)
+                try b.run()
                 if r[2] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
             }
             if let only {
