@@ -54,13 +54,20 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Runs a write transaction, mapping GRDB errors.
     /// Hands back the connections' page caches (the writer's holds up to `writerCacheKiB` after a large
     /// ingest) and closes idle readers, before a memory-hungry step such as organize.
     public func releaseMemory() {
         if let p = pool as? DatabasePool { p.releaseMemory() } else if let q = pool as? DatabaseQueue { q.releaseMemory() }
     }
 
+    /// Sets the writer's page cache to `kib` KiB (nil: `writerCacheKiB`), unless `$SHOEBOX_SQLITE_CACHE_KB`
+    /// fixes it. A smaller cache drops the pages over the new size.
+    public func setWriterCache(kib: Int?) {
+        guard ProcessInfo.processInfo.environment["SHOEBOX_SQLITE_CACHE_KB"] == nil, mode != .readOnly else { return }
+        try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA cache_size = -\(kib ?? Self.writerCacheKiB)") }
+    }
+
+    /// Runs a write transaction, mapping GRDB errors.
     func write<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
         guard mode != .readOnly else { throw CatalogError(.readOnly, "catalog \(path) is open read-only") }
         do { return try pool.write(body) } catch let e as CatalogError { throw e } catch {

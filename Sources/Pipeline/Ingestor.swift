@@ -384,6 +384,8 @@ public final class Ingestor: Sendable {
             // What the probe threads and the writer's page cache held goes back to the system before organize
             // builds its own.
             catalog.releaseMemory()
+            catalog.setWriterCache(kib: Self.organizeWriterCacheKiB)
+            defer { catalog.setWriterCache(kib: nil) }
             ResourceLimits.releaseFreeMemory()
             let o = try Organizer.run(
                 catalog, runID: runID, userSmartAlbums: options.userSmartAlbums, full: rederive || placesStale || neverOrganized || options.fullOrganize || fullOrganizeEnv)
@@ -466,6 +468,10 @@ public final class Ingestor: Sendable {
     static let commitBatchSeconds = 0.25
 
     /// Whether nothing in the folder is new, changed or gone.
+    /// The writer's page cache while organize runs (`writerCacheKiB` otherwise): organize holds its own
+    /// data meanwhile, and its writes walk the asset table in an order the cache does little for.
+    static let organizeWriterCacheKiB = 8 * 1024
+
     static func isUnchanged(_ batch: FolderBatch, _ rows: [FileRow], root: String) -> Bool {
         guard rows.count == batch.files.count else { return false }
         var byPath: [String: FileRow] = [:]
