@@ -9,10 +9,21 @@ extension Catalog {
     /// walked in its turn): when the new folder was committed, the old asset was not pending vanish yet, so the
     /// file was inserted as a new asset; only the old folder's commit, later, left the old asset pending.
     /// Here, before pending assets are trashed, each such pair is joined the way a commit joins a moved file
-    /// to a vanished asset (same primary content, no file of the old asset left outside the new one's folder):
+    /// to a vanished asset (same primary content, no file of the old asset left outside the new one's folder;
+    /// inserted by this run or by an interrupted one it completes):
     /// the old asset takes the new one's files, resources and derived columns (what the user changed stays
     /// the user's) and keeps its identifiers, dates, albums and history; the new asset is removed. Records:
     /// the old asset `updated` (the properties that changed), the new one `deleted` with `merged`.
+    /// The run that inserted an asset (from the history; nil once compacted away or never inserted).
+    public func insertingRun(of localIdentifier: String) throws(CatalogError) -> Int64? {
+        try read { db in
+            try Int64.fetchOne(
+                db,
+                sql: "SELECT run_id FROM change WHERE object_type = 'asset' AND change_type = 'inserted' AND local_identifier = ? ORDER BY token DESC LIMIT 1",
+                arguments: [localIdentifier])
+        }
+    }
+
     static func adoptMovedAssets(_ db: Database, runID: Int64) throws -> [ChangeRecord] {
         let pending = try Row.fetchAll(
             db,
@@ -21,13 +32,16 @@ extension Catalog {
                 WHERE a.pending_vanish = 1 AND r.content_hash IS NOT NULL ORDER BY a.id
                 """)
         guard !pending.isEmpty else { return [] }
-        // The assets this run inserted (read once, only when something vanished).
+        // The assets this run inserted, and the interrupted or killed runs since the last finished one, whose
+        // work this run completes (read once, only when something vanished).
         let inserted = Set(
             try String.fetchAll(
                 db,
-                sql:
-                    "SELECT local_identifier FROM change WHERE run_id = ? AND object_type = 'asset' AND change_type = 'inserted'",
-                arguments: [runID]))
+                sql: """
+                    SELECT local_identifier FROM change WHERE object_type = 'asset' AND change_type = 'inserted' AND run_id <= ?
+                        AND run_id > (SELECT COALESCE(MAX(id), 0) FROM ingest_run WHERE status = 'finished' AND id < ?)
+                    """,
+                arguments: [runID, runID]))
         guard !inserted.isEmpty else { return [] }
         var records: [ChangeRecord] = []
         var taken = Set<Int64>()

@@ -123,11 +123,13 @@ public struct IngestSummary: Sendable {
     }
 
     /// Counts the records of the run's end: trashed or purged assets, and moved files joined to the assets
-    /// they left (`Catalog.adoptMovedAssets`: the insert counted earlier was a move, an update).
-    mutating func countFinished(_ records: [ChangeRecord]) {
+    /// they left (`Catalog.adoptMovedAssets`: an insert this run counted was a move, an update; one an
+    /// interrupted run made was counted by that run).
+    mutating func countFinished(_ records: [ChangeRecord], insertedThisRun: (String) -> Bool) {
         for rec in records {
             switch rec.changeType {
-            case "deleted" where rec.properties.contains(Catalog.mergedProperty): inserted -= 1
+            case "deleted" where rec.properties.contains(Catalog.mergedProperty):
+                if insertedThisRun(rec.localIdentifier) { inserted -= 1 }
             case "deleted": deleted += 1
             case "updated": updated += 1
             default: break
@@ -372,7 +374,7 @@ public final class Ingestor: Sendable {
             runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors,
             damaged: summary.outcomes.damaged, skipped: summary.outcomes.skippedTotal, elapsed: summary.elapsed,
             prune: options.prune, historyRetentionDays: options.historyRetentionDays)
-        summary.countFinished(records0)
+        summary.countFinished(records0) { (try? catalog.insertingRun(of: $0)) == runID }
         // Organize when something changed (or nothing was organized yet): bursts, moments, albums, smart albums.
         let neverOrganized = try catalog.collectionCount(type: .smartAlbum) == 0
         // A gazetteer added, removed or updated re-derives places (and the moment titles made from them).

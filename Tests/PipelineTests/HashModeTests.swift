@@ -255,3 +255,40 @@ extension HashModeTests {
         #expect(inserted.isEmpty == (newFolder == "zz-last"))
     }
 }
+
+extension HashModeTests {
+    /// Counts calls; answers true from the second on (a run that stops after its first folder).
+    final class StopAfterFirst: @unchecked Sendable {
+        private let lock = NSLock()
+        private var calls = 0
+        func ask() -> Bool { lock.withLock { calls += 1; return calls > 1 } }
+    }
+
+    /// The move is split across an interrupted run and the run that completes it: the interrupted run
+    /// commits only the new folder (the file is inserted there), the next run finds the old folder changed
+    /// and joins the asset it left to the one the interrupted run inserted. Its summary counts one update.
+    @Test func aMoveSplitByAnInterruptedRunKeepsItsAsset() async throws {
+        let s = try Scratch()
+        try s.write("m/stays.jpg", Self.jpeg(size: 200_000, seed: 1))
+        try s.write("m/moves.jpg", Self.jpeg(size: 200_000, seed: 2))
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(s.root, catalog, mode: .full)
+        let before = try #require(try catalog.allAssets().first { $0.asset.id == "m/moves.jpg" })
+        try FileManager.default.createDirectory(atPath: s.root + "/0-first", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: s.root + "/m/moves.jpg", toPath: s.root + "/0-first/moves.jpg")
+
+        var o = IngestOptions(roots: [s.root], concurrency: 2)
+        o.organize = false
+        let stop = StopAfterFirst()
+        o.stopRequested = { stop.ask() }
+        let interrupted = try await Ingestor(options: o, catalog: catalog).run()
+        #expect(interrupted.interrupted && interrupted.inserted == 1)
+
+        let resumed = try await Self.ingest(s.root, catalog, mode: .full)
+        #expect(resumed.inserted == 0 && resumed.deleted == 0 && resumed.updated == 1, "\(resumed.inserted) \(resumed.updated) \(resumed.deleted)")
+        let all = try catalog.allAssets(includeTrashed: true)
+        #expect(all.count == 2)
+        #expect(all.first { $0.asset.id == "0-first/moves.jpg" }?.localIdentifier == before.localIdentifier)
+        #expect(all.allSatisfy { !$0.isTrashed })
+    }
+}
