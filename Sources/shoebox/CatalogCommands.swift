@@ -458,7 +458,7 @@ enum SummaryText {
             lines.append("  thumbnails: \(t.created.count) written, \(t.existing) already present, \(t.errors.count) errors\(pruned)")
         }
         lines.append(
-            "  limits: at most \(s.peakConcurrentFiles) files at once; \(s.filesAbandoned) abandoned over the time budget, \(s.filesSkipped) skipped; peak memory \(ResourceLimits.peakMemoryBytes() >> 20) MiB")
+            "  limits: at most \(s.peakConcurrentFiles) \(s.peakConcurrentFiles == 1 ? "file" : "files") at once; \(s.filesAbandoned) abandoned over the time budget, \(s.filesSkipped) skipped; peak memory \(ResourceLimits.peakMemoryBytes() >> 20) MiB")
         for (name, n) in s.counts { lines.append("  \(name): \(n)") }
         if s.errors > 0 { lines.append("  errors: \(s.errors) (shoebox errors --catalog \(catalog))") }
         if s.outcomes.skippedTotal > 0 { lines.append("  skipped files: shoebox skipped --catalog \(catalog)") }
