@@ -27,6 +27,14 @@ struct Binder {
         sqlite3_clear_bindings(statement)
     }
 
+    /// Ready for the next row's values: the statement reset, its bindings cleared (a loop binds one
+    /// statement row after row without looking it up again).
+    mutating func restart() {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        index = 0
+    }
+
     /// SQLite copies the bytes before the bind call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 

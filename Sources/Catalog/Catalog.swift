@@ -63,7 +63,7 @@ public final class Catalog: Sendable {
     /// Sets the writer's page cache to `kib` KiB (nil: `writerCacheKiB`), unless `$SHOEBOX_SQLITE_CACHE_KB`
     /// fixes it. A smaller cache drops the pages over the new size.
     public func setWriterCache(kib: Int?) {
-        guard ProcessInfo.processInfo.environment["SHOEBOX_SQLITE_CACHE_KB"] == nil, mode != .readOnly else { return }
+        guard Self.writerCacheOverrideKiB == nil, mode != .readOnly else { return }
         try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA cache_size = -\(kib ?? Self.writerCacheKiB)") }
     }
 

@@ -241,6 +241,8 @@ extension Catalog {
     /// The writer connection's page cache (`PRAGMA cache_size`), in KiB; `$SHOEBOX_SQLITE_CACHE_KB` overrides
     /// it (Benchmarks/README.md).
     static let writerCacheKiB = 32 * 1024
+    /// `$SHOEBOX_SQLITE_CACHE_KB`: the writer's page cache throughout, when set.
+    static let writerCacheOverrideKiB = ProcessInfo.processInfo.environment["SHOEBOX_SQLITE_CACHE_KB"].flatMap { Int($0) }
 
     static func configuration(readOnly: Bool) -> Configuration {
         var config = Configuration()
@@ -256,8 +258,7 @@ extension Catalog {
                 // pages a large ingest touches, and every miss is a read from the OS (system time). Readers
                 // keep the default: they are many, and their work is short.
                 if !db.configuration.readonly {
-                    let kb = ProcessInfo.processInfo.environment["SHOEBOX_SQLITE_CACHE_KB"].flatMap { Int($0) } ?? Catalog.writerCacheKiB
-                    try db.execute(sql: "PRAGMA cache_size = -\(kb)")
+                    try db.execute(sql: "PRAGMA cache_size = -\(Catalog.writerCacheOverrideKiB ?? Catalog.writerCacheKiB)")
                 }
             }
         }

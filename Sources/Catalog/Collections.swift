@@ -260,8 +260,9 @@ extension Catalog {
         try db.cachedStatement(sql: "DELETE FROM collection_membership WHERE collection_id = ?").execute(arguments: [cid])
         var seen = Set<Int64>()
         seen.reserveCapacity(members.count)
+        var insert = try Binder(db, "INSERT INTO collection_membership(collection_id, asset_id, position) VALUES (?, ?, ?)")
         for (k, a) in members.enumerated() where seen.insert(a).inserted {
-            var insert = try Binder(db, "INSERT INTO collection_membership(collection_id, asset_id, position) VALUES (?, ?, ?)")
+            insert.restart()
             insert.int(cid)
             insert.int(a)
             insert.int(k)

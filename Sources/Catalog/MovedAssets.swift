@@ -1,5 +1,11 @@
 import GRDB
 
+extension ChangeRecord {
+    /// The deletion of an asset merged into the one its file moved from (`Catalog.adoptMovedAssets`): the
+    /// move is that asset's update, not a deletion.
+    public var isMerge: Bool { changeType == "deleted" && properties.contains(Catalog.mergedProperty) }
+}
+
 extension Catalog {
     /// The change property of an asset inserted earlier in a run and then found to be a moved file: its row
     /// was merged into the asset it moved from (`adoptMovedAssets`).

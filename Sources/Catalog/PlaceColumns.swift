@@ -144,10 +144,11 @@ extension Catalog {
     ) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
-            let setAll =
+            var setAll = try Binder(
+                db,
                 "UPDATE asset SET "
-                + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
-                .joined(separator: ", ") + " WHERE local_identifier = ?"
+                    + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
+                    .joined(separator: ", ") + " WHERE local_identifier = ?")
             // Every row read here has `applyColumns`: whether all place columns are NULL (most rows of a first
             // organize: nothing to decode), then the columns.
             let applyColumns = "id, local_identifier, places_derived, COALESCE(\(AssetPlaceInfo.columns)) IS NULL, \(AssetPlaceInfo.columns)"
@@ -157,10 +158,10 @@ extension Catalog {
                 let new = infos[lid] ?? AssetPlaceInfo()
                 let props = new.changedProperties(from: old)
                 guard !props.isEmpty else { return }
-                var b = try Binder(db, setAll)
-                new.bind(into: &b)
-                b.text(lid)
-                try b.run()
+                setAll.restart()
+                new.bind(into: &setAll)
+                setAll.text(lid)
+                try setAll.run()
                 if r[2] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
             }
             if let only {

@@ -26,8 +26,8 @@ public enum CameraName {
     /// Character-wise trimming and case mapping of `display` were most of that step's time at 100k files).
     /// The same result: for ASCII, a Character is a byte and case mapping is ASCII's.
     static func asciiDisplay(make: String?, model: String?) -> String? {
-        let make = make.flatMap(trimmed)
-        var model = model.flatMap(trimmed)
+        let make = make.flatMap(asciiTrimmed)
+        var model = model.flatMap(asciiTrimmed)
         if let m = model, m.utf8.count >= 8, asciiEqualIgnoringCase(m.utf8.suffix(8), " DIGITAL".utf8) {
             model = String(m.utf8.dropLast(8))!
         }
@@ -43,17 +43,17 @@ public enum CameraName {
         return a.count == b.count && zip(a, b).allSatisfy { lower($0) == lower($1) }
     }
 
-    /// `s` without surrounding spaces and NULs; nil when nothing is left.
-    static func trimmed(_ s: String) -> String? {
+    /// ASCII `s` without surrounding spaces and NULs, on its bytes; nil when nothing is left.
+    static func asciiTrimmed(_ s: String) -> String? {
         let u = s.utf8
         func pad(_ b: UInt8) -> Bool { b == 0x20 || b == 0 }
-        guard u.allSatisfy({ $0 < 0x80 }) else { return characterTrimmed(s) }  // a space may start a grapheme cluster
         guard let first = u.firstIndex(where: { !pad($0) }), let last = u.lastIndex(where: { !pad($0) }) else { return nil }
         if first == u.startIndex && u.index(after: last) == u.endIndex { return s }
         return String(u[first...last])!
     }
 
-    /// `trimmed` by Characters.
+    /// `s` without surrounding spaces and NULs, by Characters (a space may start a grapheme cluster); nil
+    /// when nothing is left.
     static func characterTrimmed(_ s: String) -> String? {
         let t = s.drop(while: { $0 == " " || $0 == "\0" }).reversed().drop(while: { $0 == " " || $0 == "\0" }).reversed()
         return t.isEmpty ? nil : String(t)

@@ -42,7 +42,7 @@ public struct IngestPreview: Sendable, Codable, Equatable {
         let changes = try copy.changes(since: before, objectType: "asset")
         // An asset inserted and then merged into the one its file moved from (`Catalog.adoptMovedAssets`):
         // the move is the other asset's update.
-        let merged = Set(changes.filter { $0.changeType == "deleted" && $0.properties.contains(Catalog.mergedProperty) }.map(\.localIdentifier))
+        let merged = Set(changes.filter(\.isMerge).map(\.localIdentifier))
         for r in changes where !merged.contains(r.localIdentifier) {
             let asset = try copy.findAsset(r.localIdentifier) ?? original?.findAsset(r.localIdentifier)
             let path = asset.map { $0.root + "/" + $0.asset.id } ?? r.localIdentifier

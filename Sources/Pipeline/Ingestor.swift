@@ -128,7 +128,7 @@ public struct IngestSummary: Sendable {
     mutating func countFinished(_ records: [ChangeRecord], insertedThisRun: (String) -> Bool) {
         for rec in records {
             switch rec.changeType {
-            case "deleted" where rec.properties.contains(Catalog.mergedProperty):
+            case "deleted" where rec.isMerge:
                 if insertedThisRun(rec.localIdentifier) { inserted -= 1 }
             case "deleted": deleted += 1
             case "updated": updated += 1
@@ -469,11 +469,11 @@ public final class Ingestor: Sendable {
     /// … or when its first folder has waited this long.
     static let commitBatchSeconds = 0.25
 
-    /// Whether nothing in the folder is new, changed or gone.
     /// The writer's page cache while organize runs (`writerCacheKiB` otherwise): organize holds its own
     /// data meanwhile, and its writes walk the asset table in an order the cache does little for.
     static let organizeWriterCacheKiB = 8 * 1024
 
+    /// Whether nothing in the folder is new, changed or gone.
     static func isUnchanged(_ batch: FolderBatch, _ rows: [FileRow], root: String) -> Bool {
         guard rows.count == batch.files.count else { return false }
         var byPath: [String: FileRow] = [:]

@@ -218,7 +218,7 @@ public struct Merger: Sendable {
             switch r.changeType {
             case "inserted": summary.inserted += 1
             case "updated": summary.updated += 1
-            case "deleted" where r.properties.contains(Catalog.mergedProperty): summary.inserted -= 1  // a move, found late
+            case "deleted" where r.isMerge: summary.inserted -= 1  // a move, found late
             default: summary.deleted += 1
             }
         }
