@@ -44,16 +44,14 @@ import Testing
     /// and the corpus too when it is there.
     static let catalog: String? = {
         let library = Corpus.fixtures.appendingPathComponent("generated/library").path
-        guard FileManager.default.fileExists(atPath: library), let scratch = try? TestScratch("rowwriter") else { return nil }
+        guard FileManager.default.fileExists(atPath: library), let scratch = try? TestScratch.untilExit("rowwriter") else { return nil }
         let path = scratch.url.appendingPathComponent("c.sqlite").path
         var roots = [library]
         if let corpus = Corpus.root?.path { roots.append(corpus) }
         let r = try? Subprocess.run(ProbeCommandTests.binary.path, ["ingest", "--catalog", path, "--progress", "none"] + roots)
         guard let r, r.status == 0 || r.status == 1 else { return nil }
-        keep.append(scratch)
         return path
     }()
-    nonisolated(unsafe) static var keep: [TestScratch] = []
 
     /// Every asset of the test catalog (hidden, trashed and every burst frame included), `sort` as `query --sort`.
     static func everything(sortedBy sort: String? = nil) throws -> FetchResult {

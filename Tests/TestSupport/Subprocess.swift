@@ -20,8 +20,10 @@ public enum Subprocess {
     /// the real home folder (the catalog's default location and the config file are there).
     public static let environment: [String: String] = {
         var env = ProcessInfo.processInfo.environment
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-test-home-\(getpid())").path
+        let scratch = try? TestScratch.untilExit("test-home")
+        let home = scratch?.url.path ?? FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-test-home-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        _ = chmod(home, 0o777)
         env["HOME"] = home
         env["XDG_DATA_HOME"] = home + "/.local/share"
         env["XDG_CONFIG_HOME"] = home + "/.config"
@@ -96,10 +98,49 @@ public final class TestScratch: @unchecked Sendable {
     }
 
     deinit {
-        // `-exec … ;` runs as each folder is reached, before find lists it, so an unreadable one opens.
-        _ = try? Subprocess.run("/usr/bin/find", [url.path, "-type", "d", "-exec", "/bin/chmod", "u+rwx", "{}", ";"])
+        Self.openFolders(url.path)
         try? FileManager.default.removeItem(at: url)
     }
 
+    /// Gives every folder under `path` its owner's rights back, each before it is listed, so an unreadable
+    /// one opens. Symbolic links are not followed; files are left alone.
+    private static func openFolders(_ path: String) {
+        var st = stat()
+        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { return }
+        if st.st_mode & 0o700 != 0o700 { _ = chmod(path, (st.st_mode & 0o7777) | 0o700) }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+        for name in names { openFolders(path + "/" + name) }
+    }
+
     public func path(_ rel: String) -> String { url.appendingPathComponent(rel).path }
+
+    /// A scratch folder that lives as long as the test process (for a catalog built once and shared by a
+    /// suite's tests): removed when the process exits, so runs do not leave catalogs behind in `/tmp`.
+    public static func untilExit(_ label: String) throws -> TestScratch {
+        let scratch = try TestScratch(label)
+        UntilExit.keep(scratch)
+        return scratch
+    }
+}
+
+/// Scratch folders removed at process exit (`atexit`; Swift Testing's runner returns from `main` normally).
+enum UntilExit {
+    nonisolated(unsafe) private static var kept: [TestScratch] = []
+    private static let lock = NSLock()
+    private static let registered: Void = { atexit { UntilExit.removeAll() } }()
+
+    static func keep(_ scratch: TestScratch) {
+        lock.lock()
+        defer { lock.unlock() }
+        _ = registered
+        kept.append(scratch)
+    }
+
+    private static func removeAll() {
+        lock.lock()
+        let all = kept
+        kept = []
+        lock.unlock()
+        _ = all  // each folder goes with its last reference, in TestScratch.deinit
+    }
 }

@@ -7,8 +7,15 @@ import FuzzDriver
 
 /// The RAW preview reader works on a file (it reads with pread), so each input is written to one scratch
 /// file of this process first. Thrown errors are expected; crashes, hangs and ASan reports are findings.
-let scratch = "/tmp/shoebox-fuzz-rawpreview-\(getpid()).raw"
-let fd = open(scratch, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+/// The file is unlinked at once and read back through `/proc/self/fd`: libFuzzer ends the process with
+/// `exit` from inside its driver, so nothing after the driver call would remove it.
+let fd: CInt = {
+    var template = Array("/tmp/shoebox-fuzz-rawpreview-XXXXXX".utf8CString)
+    let fd = mkstemp(&template)
+    if fd >= 0 { unlink(template) }
+    return fd
+}()
+let scratch = "/proc/self/fd/\(fd)"
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -20,6 +27,4 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 var argc = CommandLine.argc
 var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-let status = LLVMFuzzerRunDriver(&argc, &argv, fuzzOne)
-unlink(scratch)
-exit(status)
+exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzOne))
