@@ -142,6 +142,9 @@ extension Catalog {
         do {
             let pool = try DatabasePool(path: sqlitePath(path), configuration: configuration(readOnly: false))
             try refuseNewerInWAL(pool, path)
+            // Indexes a first ingest deferred and did not build (it was killed) are built before anything
+            // else, migrations included (Catalog.deferIndexesIfEmpty).
+            if try pool.read(Catalog.hasDeferredIndexes) { try pool.write { db in _ = try Catalog.buildDeferredIndexes(db) } }
             try Schema.migrator().migrate(pool)
             let stamped = try pool.write { db in
                 let changed = try stamp(db)

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+
+/// Secondary indexes built after the bulk of a first ingest (issue 17: a lean writer).
+///
+/// Into an empty catalog, every row of a first ingest is new, and each insert also inserts into every
+/// index of its table: into the indexes on hashes, identifiers and dates that means a page at a random
+/// place in a B-tree, read into the page cache (or from the OS) and written back. The indexes that only
+/// queries and the organize stage read are dropped for the walk and built at its end, in one sorted pass
+/// each. Kept throughout are those the walk itself reads: paths and folders (`file_dir`, `asset_dir`, the
+/// unique columns), the content hashes that duplicate and move checks look up (`file_hash`,
+/// `file_sample_hash`, `resource_hash`), the links between tables (`file_asset`, `resource_asset`) and the
+/// vanishing assets (`asset_vanishing`).
+///
+/// Crash safety: the dropped indexes' SQL is kept in `meta` (`deferred_indexes`) in the transaction that
+/// drops them, and removed in the one that builds them again. A run that is killed leaves the note; the
+/// next writer to open the catalog builds them (`Catalog.openReadWrite`). Readers meanwhile get the same
+/// answers, more slowly.
+extension Catalog {
+    /// The indexes a first ingest defers (docs/catalog.md, indexes).
+    static let deferrableIndexes: Set<String> = [
+        "asset_cloud", "asset_creation", "asset_type", "asset_subtypes", "asset_burst_representative", "asset_type_creation",
+        "asset_place_country", "file_root", "change_object", "error_run", "membership_asset", "collection_type",
+    ]
+    static let deferredIndexesMetaKey = "deferred_indexes"
+
+    /// Drops the deferrable indexes when the catalog holds no file and no asset yet; returns whether it did.
+    @discardableResult
+    public func deferIndexesIfEmpty() throws(CatalogError) -> Bool {
+        guard mode != .readOnly else { return false }
+        return try write { db in
+            let empty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM file) AND NOT EXISTS (SELECT 1 FROM asset)") ?? false
+            guard empty, try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.deferredIndexesMetaKey]) == nil
+            else { return false }
+            let rows = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+            let dropped = rows.filter { Self.deferrableIndexes.contains($0["name"]) }
+            guard !dropped.isEmpty else { return false }
+            let sqls: [String] = dropped.map { $0["sql"] }
+            let note = String(decoding: try JSONEncoder().encode(sqls), as: UTF8.self)
+            try db.execute(sql: "INSERT INTO meta(key, value) VALUES (?, ?)", arguments: [Self.deferredIndexesMetaKey, note])
+            for r in dropped { try db.execute(sql: "DROP INDEX \((r["name"] as String).quotedDatabaseIdentifier)") }
+            return true
+        }
+    }
+
+    /// Builds the indexes a first ingest deferred, if any are noted; returns how many it built.
+    @discardableResult
+    public func buildDeferredIndexes() throws(CatalogError) -> Int {
+        guard mode != .readOnly else { return 0 }
+        return try write { db in try Self.buildDeferredIndexes(db) }
+    }
+
+    /// Whether indexes are noted as deferred (a read: opening needs no write lock when there are none).
+    static func hasDeferredIndexes(_ db: Database) throws -> Bool {
+        try db.tableExists("meta")
+            && String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [deferredIndexesMetaKey]) != nil
+    }
+
+    /// In `db`'s open transaction: builds the noted indexes (those missing) and removes the note.
+    static func buildDeferredIndexes(_ db: Database) throws -> Int {
+        guard try hasDeferredIndexes(db),
+            let note = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [deferredIndexesMetaKey])
+        else { return 0 }
+        // A note that cannot be read builds nothing: the schema's own indexes are then what the migrations made.
+        let sqls = (try? JSONDecoder().decode([String].self, from: Data(note.utf8))) ?? []
+        var built = 0
+        for sql in sqls {
+            guard let name = indexName(sql), try !db.indexExists(name: name) else { continue }
+            try db.execute(sql: sql)
+            built += 1
+        }
+        try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [deferredIndexesMetaKey])
+        return built
+    }
+
+    /// The name in `CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON …`.
+    static func indexName(_ sql: String) -> String? {
+        let words = sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })
+        guard let on = words.firstIndex(where: { $0.uppercased() == "ON" }), on > 0 else { return nil }
+        return String(words[on - 1]).trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]"))
+    }
+}
+
+extension Database {
+    /// Whether an index of this name exists.
+    func indexExists(name: String) throws -> Bool {
+        try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?)", arguments: [name]) ?? false
+    }
+}
