@@ -287,17 +287,30 @@ extension Catalog {
         try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collection WHERE transient = 0 AND type = ?", arguments: [type.rawValue]) ?? 0 }
     }
 
+    /// The stored moments' members as catalog rows, for stable identifiers on re-segmentation (no string
+    /// per member).
+    public func momentMemberRows() throws(CatalogError) -> [(localIdentifier: String, members: [Int64])] {
+        try storedMoments(member: "m.asset_id", join: "")
+    }
+
     /// Members of a stored moment type, for stable identifiers on re-segmentation.
     public func moments() throws(CatalogError) -> [(localIdentifier: String, members: [String])] {
+        try storedMoments(member: "a.local_identifier", join: "JOIN asset a ON a.id = m.asset_id")
+    }
+
+    /// Every stored moment in start order with its members (`member`, a column of `m`, the membership, or of
+    /// what `join` adds), read in one statement (a statement prepared per moment was a fifth of the moments
+    /// step at 100k assets).
+    private func storedMoments<Member: DatabaseValueConvertible>(member: String, join: String) throws(CatalogError)
+        -> [(localIdentifier: String, members: [Member])]
+    {
         try read { db in
-            // Every moment's members in one statement (a statement prepared per moment was a fifth of the
-            // moments step at 100k assets), then the moments in their order.
-            var members: [Int64: [String]] = [:]
+            var members: [Int64: [Member]] = [:]
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT m.collection_id, a.local_identifier FROM collection_membership m
-                    JOIN collection c ON c.id = m.collection_id JOIN asset a ON a.id = m.asset_id
+                    SELECT m.collection_id, \(member) FROM collection_membership m
+                    JOIN collection c ON c.id = m.collection_id \(join)
                     WHERE c.type = 3 ORDER BY m.collection_id, m.position
                     """)
             while let r = try rows.next() { members[r[0], default: []].append(r[1]) }

@@ -122,10 +122,12 @@ extension Catalog {
     }
 
     /// What the moment segmenter needs of every dated live asset: the local date the places step gave it
-    /// (else its capture date), its position and place name, read after the places are stored.
+    /// (else its capture date), its position and place name, read after the places are stored. In the
+    /// order of the assets' local identifiers (bytewise: the identifiers are ASCII, so as Swift orders them),
+    /// which the segmenter keeps for assets taken at the same instant; the identifiers themselves are not
+    /// read (a string per asset is memory a large library does not need to spend here).
     public func momentInputs(
-        _ body: (_ assetID: Int64, _ localIdentifier: String, _ date: AssetDate, _ latitude: Double?, _ longitude: Double?, _ place: String?) ->
-            Void
+        _ body: (_ assetID: Int64, _ date: AssetDate, _ latitude: Double?, _ longitude: Double?, _ place: String?) -> Void
     )
         throws(CatalogError)
     {
@@ -134,13 +136,28 @@ extension Catalog {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT id, local_identifier, coalesce(local_date, creation_date),
+                    SELECT id, coalesce(local_date, creation_date),
                         CASE WHEN local_date IS NULL THEN creation_offset ELSE local_offset END, latitude, longitude, place_name
                     FROM asset WHERE trashed_at IS NULL AND (local_date IS NOT NULL OR creation_date IS NOT NULL)
+                    ORDER BY local_identifier
                     """)
             while let r = try rows.next() {
-                body(r[0], r[1], AssetDate(local: r[2], offsetSeconds: r[3]), r[4], r[5], places.intern(r[6] as String?))
+                body(r[0], AssetDate(local: r[1], offsetSeconds: r[2]), r[3], r[4], places.intern(r[5] as String?))
             }
+        }
+    }
+
+    /// The local identifiers of these assets (catalog rows), in the same order; an unknown row is left out.
+    public func localIdentifiers(ofRows rows: [Int64]) throws(CatalogError) -> [String] {
+        guard !rows.isEmpty else { return [] }
+        return try read { db in
+            var out: [String] = []
+            out.reserveCapacity(rows.count)
+            let statement = try db.cachedStatement(sql: "SELECT local_identifier FROM asset WHERE id = ?")
+            for r in rows {
+                if let id = try String.fetchOne(statement, arguments: [r]) { out.append(id) }
+            }
+            return out
         }
     }
 }

@@ -5,9 +5,10 @@ import Darwin
 #endif
 import PhotoModel
 
-/// One asset as the moment segmenter sees it.
-public struct MomentItem: Sendable, Equatable, Hashable {
-    public var id: String
+/// One asset as the moment segmenter sees it. `ID` names the asset: its local identifier, or (in the
+/// organize stage, to hold no string per asset) its catalog row.
+public struct MomentItem<ID: Hashable & Sendable>: Sendable, Equatable, Hashable {
+    public var id: ID
     /// Capture time, UTC seconds since 1970.
     public var instant: Double
     /// The local calendar day where it was taken, `YYYY-MM-DD`.
@@ -18,7 +19,7 @@ public struct MomentItem: Sendable, Equatable, Hashable {
     public var place: String?
 
     public init(
-        id: String, instant: Double, localDate: String, latitude: Double? = nil, longitude: Double? = nil, place: String? = nil
+        id: ID, instant: Double, localDate: String, latitude: Double? = nil, longitude: Double? = nil, place: String? = nil
     ) {
         self.id = id
         self.instant = instant
@@ -35,10 +36,10 @@ public struct MomentItem: Sendable, Equatable, Hashable {
 }
 
 /// A moment from an earlier run: its identifier and members, so that identifiers survive re-ingest.
-public struct PreviousMoment: Sendable, Equatable {
+public struct PreviousMoment<ID: Hashable & Sendable>: Sendable, Equatable {
     public var localIdentifier: String
-    public var members: [String]
-    public init(localIdentifier: String, members: [String]) {
+    public var members: [ID]
+    public init(localIdentifier: String, members: [ID]) {
         self.localIdentifier = localIdentifier
         self.members = members
     }
@@ -96,11 +97,11 @@ public struct Place: Sendable, Equatable {
 }
 
 /// A moment (`PHAssetCollection` of type `.moment`).
-public struct Moment: Sendable, Equatable {
+public struct Moment<ID: Hashable & Sendable>: Sendable, Equatable {
     /// `UUID/L0/040`.
     public var localIdentifier: String
     /// Member ids in time order.
-    public var members: [String]
+    public var members: [ID]
     public var startInstant: Double
     public var endInstant: Double
     public var startLocalDate: String
@@ -129,8 +130,8 @@ public struct MomentList: Sendable, Equatable {
     public var reasons: [Reason]
 }
 
-public struct MomentResult: Sendable, Equatable {
-    public var moments: [Moment]
+public struct MomentResult<ID: Hashable & Sendable>: Sendable, Equatable {
+    public var moments: [Moment<ID>]
     /// `momentListCluster` lists.
     public var clusters: [MomentList]
     /// `momentListYear` lists.
@@ -176,8 +177,21 @@ public enum MomentSegmenter {
         public init() {}
     }
 
-    public static func segment(_ items: [MomentItem], previous: [PreviousMoment] = [], options: Options = Options()) -> MomentResult {
-        let items = items.sorted { $0.instant != $1.instant ? $0.instant < $1.instant : $0.id < $1.id }
+    /// Moments of items named by their local identifiers, in time order (ties by identifier).
+    public static func segment(
+        _ items: [MomentItem<String>], previous: [PreviousMoment<String>] = [], options: Options = Options()
+    ) -> MomentResult<String> {
+        segment(
+            sorted: items.sorted { $0.instant != $1.instant ? $0.instant < $1.instant : $0.id < $1.id }, previous: previous, options: options,
+            seedNames: { $0 })
+    }
+
+    /// Moments of `items`, which are in time order already (the caller orders ties). `seedNames` gives the
+    /// local identifiers of the assets whose moments derive their identifier from their first member (an
+    /// organize stage holding rows reads just those from the catalog).
+    public static func segment<ID>(
+        sorted items: [MomentItem<ID>], previous: [PreviousMoment<ID>], options: Options = Options(), seedNames: ([ID]) throws -> [String]
+    ) rethrows -> MomentResult<ID> {
         guard !items.isEmpty else { return MomentResult(moments: [], clusters: [], years: []) }
 
         // Boundaries: starts[i] = reasons item i starts a new moment (item 0 always does).
@@ -223,7 +237,7 @@ public enum MomentSegmenter {
 
         // Moments without identifiers yet.
         let home = options.homeByDate ? PlaceTitle.home(items.map(\.place)) : nil
-        var moments: [Moment] = groups.map { g in
+        var moments: [Moment<ID>] = groups.map { g in
             let members = items[g.range]
             let loc = Coordinate.mean(members.compactMap(\.coordinate))
             let first = members.first!, last = members.last!
@@ -244,12 +258,14 @@ public enum MomentSegmenter {
             m.places = named == [home] ? [] : named
             return m
         }
-        assignIdentifiers(&moments, previous: previous)
+        try assignIdentifiers(&moments, previous: previous, seedNames: seedNames)
         return MomentResult(moments: moments, clusters: clusters(moments, options), years: years(moments))
     }
 
-    static func assignIdentifiers(_ moments: inout [Moment], previous: [PreviousMoment]) {
-        var owner: [String: Int] = [:]  // member id -> previous index
+    static func assignIdentifiers<ID>(
+        _ moments: inout [Moment<ID>], previous: [PreviousMoment<ID>], seedNames: ([ID]) throws -> [String]
+    ) rethrows {
+        var owner: [ID: Int] = [:]  // member id -> previous index
         for (p, pm) in previous.enumerated() { for m in pm.members { owner[m] = p } }
         var pairs: [(overlap: Int, moment: Int, prev: Int)] = []
         for (i, m) in moments.enumerated() {
@@ -275,10 +291,14 @@ public enum MomentSegmenter {
         }
         // Identifiers of previous moments that were not reused stay reserved, so a derived one never collides.
         for p in previous { used.insert(p.localIdentifier) }
-        for i in moments.indices where moments[i].localIdentifier.isEmpty {
-            var seed = "moment:" + moments[i].members[0]
+        let unnamed = moments.indices.filter { moments[$0].localIdentifier.isEmpty }
+        let names = try seedNames(unnamed.map { moments[$0].members[0] })
+        for (k, i) in unnamed.enumerated() {
+            // A name the caller could not give (it owes one per member asked): the member's own description.
+            let name = k < names.count ? names[k] : String(describing: moments[i].members[0])
+            var seed = "moment:" + name
             var n = 1
-            while used.contains(StableIdentifier.collection(seed)) { n += 1; seed = "moment:" + moments[i].members[0] + "#\(n)" }
+            while used.contains(StableIdentifier.collection(seed)) { n += 1; seed = "moment:" + name + "#\(n)" }
             let id = StableIdentifier.collection(seed)
             used.insert(id)
             moments[i].localIdentifier = id
@@ -286,9 +306,9 @@ public enum MomentSegmenter {
         }
     }
 
-    static func clusters(_ moments: [Moment], _ options: Options) -> [MomentList] {
+    static func clusters<ID>(_ moments: [Moment<ID>], _ options: Options) -> [MomentList] {
         var out: [MomentList] = []
-        var current: [Moment] = []
+        var current: [Moment<ID>] = []
         var why: [Reason] = []
         func flush() {
             guard let first = current.first, let last = current.last else { return }
@@ -321,9 +341,9 @@ public enum MomentSegmenter {
         return out
     }
 
-    static func years(_ moments: [Moment]) -> [MomentList] {
+    static func years<ID>(_ moments: [Moment<ID>]) -> [MomentList] {
         var order: [String] = []
-        var byYear: [String: [Moment]] = [:]
+        var byYear: [String: [Moment<ID>]] = [:]
         for m in moments {
             let y = String(m.startLocalDate.prefix(4))
             if byYear[y] == nil { order.append(y) }
@@ -343,7 +363,7 @@ public enum MomentSegmenter {
     }
 }
 
-extension MomentItem {
+extension MomentItem where ID == String {
     /// From an asset with a creation date (assets without one belong to no moment). Without a time zone
     /// the wall-clock time is read as UTC: order within one camera stays right, cross-zone order may not.
     public init?(asset: Asset) {

@@ -399,6 +399,7 @@ public final class Ingestor: Sendable {
             catalog.setWriterCache(kib: Self.organizeWriterCacheKiB)
             defer { catalog.setWriterCache(kib: nil) }
             ResourceLimits.releaseFreeMemory()
+            ResourceLimits.mapLargeAllocations(from: Self.organizeMappedAllocationBytes)
             let o = try Organizer.run(
                 catalog, runID: runID, userSmartAlbums: options.userSmartAlbums, full: rederive || placesStale || neverOrganized || options.fullOrganize || fullOrganizeEnv)
             // Benchmarks/README.md: the organize stage's time on its own.
@@ -482,6 +483,9 @@ public final class Ingestor: Sendable {
     /// The writer's page cache while organize runs (`writerCacheKiB` otherwise): organize holds its own
     /// data meanwhile, and its writes walk the asset table in an order the cache does little for.
     static let organizeWriterCacheKiB = 8 * 1024
+    /// Organize's allocations of this size and more get mappings of their own (ResourceLimits.mapLargeAllocations):
+    /// at 100k files its peak RSS fell by ~25 MiB (Benchmarks/README.md, session 11).
+    static let organizeMappedAllocationBytes = 1 << 20
     /// The writer's page cache while a first ingest walks with its indexes deferred: the inserts then go
     /// to the ends of their tables and of the path indexes, and only the hash and identifier indexes take
     /// pages at random places. At 100k files this runs as fast as 32 MiB with every index, in 20–25 MiB less

@@ -108,26 +108,31 @@ public enum Organizer {
         return summary
     }
 
-    /// Every dated asset's moment item, segmented with the stored moments as the previous ones.
+    /// Every dated asset's moment item, segmented with the stored moments as the previous ones. Assets are
+    /// named by their catalog rows (no string per asset: at 100k assets the identifiers, a map back to rows
+    /// and a sorted copy of the items were ~25 MB of the organize peak); the few local identifiers the
+    /// new moments' identifiers derive from are read at the end.
     static func moments(_ catalog: Catalog, summary: inout Summary) throws -> ([CollectionSpec], [CollectionListSpec]) {
-        var items: [MomentItem] = []
-        var rowByID: [String: Int64] = [:]  // the keys share the items' strings
-        try catalog.momentInputs { row, id, d, latitude, longitude, place in
+        var items: [MomentItem<Int64>] = []
+        try catalog.momentInputs { row, d, latitude, longitude, place in
             guard let t = Classifier.epochSeconds(d.local) else { return }
-            rowByID[id] = row
             items.append(
                 MomentItem(
-                    id: id, instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)), latitude: latitude,
+                    id: row, instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)), latitude: latitude,
                     longitude: longitude, place: place))
         }
-        let previous = try catalog.moments().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
-        let result = MomentSegmenter.segment(items, previous: previous)
+        // In time order; the sort is stable, so assets of one instant stay in local identifier order (as
+        // MomentSegmenter.segment orders identifiers).
+        items.sort { $0.instant < $1.instant }
+        let previous = try catalog.momentMemberRows().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
+        let result = try MomentSegmenter.segment(sorted: items, previous: previous, seedNames: { try catalog.localIdentifiers(ofRows: $0) })
+        items = []
         summary.moments = result.moments.count
         let collections = result.moments.map { m in
             CollectionSpec(
                 localIdentifier: m.localIdentifier, type: .moment, subtype: AssetCollectionSubtype(rawValue: 0), title: m.title,
                 startDate: iso(m.startInstant), endDate: iso(m.endInstant), latitude: m.approximateLocation?.latitude,
-                longitude: m.approximateLocation?.longitude, members: m.members.compactMap { rowByID[$0] })
+                longitude: m.approximateLocation?.longitude, members: m.members)
         }
         let lists = (result.clusters + result.years).map { l in
             CollectionListSpec(

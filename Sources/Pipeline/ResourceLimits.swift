@@ -45,6 +45,17 @@ public enum ResourceLimits {
         if let f = glibcFunction("mallopt", as: Mallopt.self) { _ = f(mArenaMax, Int32(clamping: max(1, arenas))) }
     }
 
+    /// Serves allocations of `bytes` and more with their own mappings from now on, each returned to the
+    /// system when freed (glibc's `M_MMAP_THRESHOLD`; fixing it also stops glibc raising the threshold
+    /// after each large free, up to 32 MiB, which left organize's multi-megabyte arrays in the heaps once
+    /// freed). Set for the organize stage, whose large arrays live one step each; the probe keeps glibc's
+    /// default (mapping its larger reads per file cost system time). Elsewhere it does nothing.
+    public static func mapLargeAllocations(from bytes: Int) {
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        let mMmapThreshold: Int32 = -3  // <malloc.h>
+        if let f = glibcFunction("mallopt", as: Mallopt.self) { _ = f(mMmapThreshold, Int32(clamping: bytes)) }
+    }
+
     /// Hands memory that malloc holds but nothing uses back to the system (glibc's `malloc_trim`), e.g.
     /// the probe's buffers once every file is probed; elsewhere it does nothing.
     public static func releaseFreeMemory() {

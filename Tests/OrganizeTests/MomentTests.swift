@@ -18,7 +18,7 @@ struct Timeline {
         var afterPrevious: Double? = nil
     }
 
-    var items: [MomentItem] = []
+    var items: [MomentItem<String>] = []
     /// Id of the first item of each event, in time order.
     var eventStarts: [String] = []
     var eventOf: [String: String] = [:]
@@ -190,6 +190,53 @@ struct LCG {
         // Cluster and year ids follow.
         #expect(after.clusters.map(\.localIdentifier) == before.clusters.map(\.localIdentifier))
         #expect(after.years.map(\.localIdentifier) == before.years.map(\.localIdentifier))
+    }
+
+    /// The organize stage names assets by catalog rows and orders ties itself (rows read in identifier order,
+    /// a stable sort by time); its moments must be the ones the identifiers give, identifiers included.
+    @Test func rowNamedItemsGiveTheSameMoments() throws {
+        var items = Timeline(Timeline.standard).items
+        // Photos taken at one instant (copies, a camera's second card) are ordered by identifier.
+        let first = items[0]
+        for id in ["tie/c", "tie/a", "tie/b"] {
+            var copy = first
+            copy.id = id
+            items.append(copy)
+        }
+        // Rows in an order unrelated to the identifiers, as a catalog's are.
+        var g = LCG(seed: 7)
+        let ids = items.map { ($0.id, g.next()) }.sorted { $0.1 < $1.1 }.map(\.0)
+        let row = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, Int64($0 + 100)) })
+        let name = Dictionary(uniqueKeysWithValues: row.map { ($1, $0) })
+        func rows(_ items: [MomentItem<String>]) -> [MomentItem<Int64>] {
+            var out = items.sorted { $0.id < $1.id }.map { i in
+                MomentItem(id: row[i.id]!, instant: i.instant, localDate: i.localDate, latitude: i.latitude, longitude: i.longitude, place: i.place)
+            }
+            out.sort { $0.instant < $1.instant }
+            return out
+        }
+        var asked: [Int64] = []
+        let seeds: ([Int64]) -> [String] = { r in
+            asked += r
+            return r.map { name[$0]! }
+        }
+        let byName = MomentSegmenter.segment(items.reversed())
+        let byRow = MomentSegmenter.segment(sorted: rows(items), previous: [], seedNames: seeds)
+        #expect(byRow.moments.map(\.localIdentifier) == byName.moments.map(\.localIdentifier))
+        #expect(byRow.moments.map { $0.members.map { name[$0]! } } == byName.moments.map(\.members))
+        #expect(byRow.moments.map(\.title) == byName.moments.map(\.title))
+        #expect(byRow.moments.map(\.reasons) == byName.moments.map(\.reasons))
+        #expect(byRow.clusters == byName.clusters && byRow.years == byName.years)
+        // Only the first member of each moment is named.
+        #expect(asked == byRow.moments.map { $0.members[0] })
+        #expect(byName.moments[0].members.prefix(4) == [first.id, "tie/a", "tie/b", "tie/c"].sorted()[...])
+
+        // With previous moments (as rows), one of them gone: only the new moment's first member is named.
+        asked = []
+        let previous = byRow.moments.dropFirst().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
+        let again = MomentSegmenter.segment(sorted: rows(items), previous: Array(previous), seedNames: seeds)
+        #expect(again.moments.map(\.localIdentifier) == byRow.moments.map(\.localIdentifier))
+        #expect(asked == [byRow.moments[0].members[0]])
     }
 
     @Test func identifiersWhenAPhotoBeforeAMomentArrives() {

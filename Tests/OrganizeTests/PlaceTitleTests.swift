@@ -7,7 +7,7 @@ import Testing
     /// Seconds since 1970 for a UTC wall-clock text.
     func t(_ s: String) -> Double { Double(WallClock.seconds(s)!) }
 
-    func item(_ id: String, _ utc: String, _ place: String?) -> MomentItem {
+    func item(_ id: String, _ utc: String, _ place: String?) -> MomentItem<String> {
         MomentItem(id: id, instant: t(utc), localDate: String(utc.prefix(10)), place: place)
     }
 
