@@ -30,15 +30,13 @@ extension Catalog {
         guard mode != .readOnly else { return false }
         return try write { db in
             let empty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM file) AND NOT EXISTS (SELECT 1 FROM asset)") ?? false
-            guard empty, try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.deferredIndexesMetaKey]) == nil
-            else { return false }
+            guard empty, try Self.deferredIndexNote(db) == nil else { return false }
             let rows = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
-            let dropped = rows.filter { Self.deferrableIndexes.contains($0["name"]) }
+            let dropped: [[String]] = rows.filter { Self.deferrableIndexes.contains($0["name"]) }.map { [$0["name"], $0["sql"]] }
             guard !dropped.isEmpty else { return false }
-            let sqls: [String] = dropped.map { $0["sql"] }
-            let note = String(decoding: try JSONEncoder().encode(sqls), as: UTF8.self)
+            let note = String(decoding: try JSONEncoder().encode(dropped), as: UTF8.self)
             try db.execute(sql: "INSERT INTO meta(key, value) VALUES (?, ?)", arguments: [Self.deferredIndexesMetaKey, note])
-            for r in dropped { try db.execute(sql: "DROP INDEX \((r["name"] as String).quotedDatabaseIdentifier)") }
+            for d in dropped { try db.execute(sql: "DROP INDEX \(d[0].quotedDatabaseIdentifier)") }
             return true
         }
     }
@@ -50,34 +48,28 @@ extension Catalog {
         return try write { db in try Self.buildDeferredIndexes(db) }
     }
 
-    /// Whether indexes are noted as deferred (a read: opening needs no write lock when there are none).
-    static func hasDeferredIndexes(_ db: Database) throws -> Bool {
-        try db.tableExists("meta")
-            && String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [deferredIndexesMetaKey]) != nil
+    /// The note of deferred indexes (a JSON array of `[name, sql]`), nil when there is none.
+    static func deferredIndexNote(_ db: Database) throws -> String? {
+        guard try db.tableExists("meta") else { return nil }
+        return try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [deferredIndexesMetaKey])
     }
+
+    /// Whether indexes are noted as deferred (a read: opening needs no write lock when there are none).
+    static func hasDeferredIndexes(_ db: Database) throws -> Bool { try deferredIndexNote(db) != nil }
 
     /// In `db`'s open transaction: builds the noted indexes (those missing) and removes the note.
     static func buildDeferredIndexes(_ db: Database) throws -> Int {
-        guard try hasDeferredIndexes(db),
-            let note = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [deferredIndexesMetaKey])
-        else { return 0 }
+        guard let note = try deferredIndexNote(db) else { return 0 }
         // A note that cannot be read builds nothing: the schema's own indexes are then what the migrations made.
-        let sqls = (try? JSONDecoder().decode([String].self, from: Data(note.utf8))) ?? []
+        let noted = (try? JSONDecoder().decode([[String]].self, from: Data(note.utf8))) ?? []
         var built = 0
-        for sql in sqls {
-            guard let name = indexName(sql), try !db.indexExists(name: name) else { continue }
-            try db.execute(sql: sql)
+        for entry in noted where entry.count == 2 {
+            guard try !db.indexExists(name: entry[0]) else { continue }
+            try db.execute(sql: entry[1])
             built += 1
         }
         try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [deferredIndexesMetaKey])
         return built
-    }
-
-    /// The name in `CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON …`.
-    static func indexName(_ sql: String) -> String? {
-        let words = sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })
-        guard let on = words.firstIndex(where: { $0.uppercased() == "ON" }), on > 0 else { return nil }
-        return String(words[on - 1]).trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]"))
     }
 }
 

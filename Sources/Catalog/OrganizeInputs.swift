@@ -147,17 +147,12 @@ extension Catalog {
         }
     }
 
-    /// The local identifiers of these assets (catalog rows), in the same order; an unknown row is left out.
-    public func localIdentifiers(ofRows rows: [Int64]) throws(CatalogError) -> [String] {
+    /// The local identifiers of these assets (catalog rows), in the same order; nil for a row that is gone.
+    public func localIdentifiers(ofRows rows: [Int64]) throws(CatalogError) -> [String?] {
         guard !rows.isEmpty else { return [] }
         return try read { db in
-            var out: [String] = []
-            out.reserveCapacity(rows.count)
             let statement = try db.cachedStatement(sql: "SELECT local_identifier FROM asset WHERE id = ?")
-            for r in rows {
-                if let id = try String.fetchOne(statement, arguments: [r]) { out.append(id) }
-            }
-            return out
+            return try rows.map { r in try String.fetchOne(statement, arguments: [r]) }
         }
     }
 }

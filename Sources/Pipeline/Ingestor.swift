@@ -484,7 +484,7 @@ public final class Ingestor: Sendable {
     /// data meanwhile, and its writes walk the asset table in an order the cache does little for.
     static let organizeWriterCacheKiB = 8 * 1024
     /// Organize's allocations of this size and more get mappings of their own (ResourceLimits.mapLargeAllocations):
-    /// at 100k files its peak RSS fell by ~25 MiB (Benchmarks/README.md, session 11).
+    /// at 100k files its peak RSS fell by 15–19 MiB (Benchmarks/README.md, session 11).
     static let organizeMappedAllocationBytes = 1 << 20
     /// The writer's page cache while a first ingest walks with its indexes deferred: the inserts then go
     /// to the ends of their tables and of the path indexes, and only the hash and identifier indexes take

@@ -125,7 +125,10 @@ public enum Organizer {
         // MomentSegmenter.segment orders identifiers).
         items.sort { $0.instant < $1.instant }
         let previous = try catalog.momentMemberRows().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
-        let result = try MomentSegmenter.segment(sorted: items, previous: previous, seedNames: { try catalog.localIdentifiers(ofRows: $0) })
+        // An asset gone since its item was read (another process) still seeds a stable name: its row.
+        let result = try MomentSegmenter.segment(
+            sorted: items, previous: previous,
+            seedNames: { rows in zip(rows, try catalog.localIdentifiers(ofRows: rows)).map { $1 ?? "row \($0)" } })
         items = []
         summary.moments = result.moments.count
         let collections = result.moments.map { m in
