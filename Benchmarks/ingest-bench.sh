@@ -6,7 +6,8 @@
 #
 #   -n FILES   files in the small tree (default 3000), in one run: the full-read floor (every byte of every
 #              file read by `cat` through `xargs -P <cores>`), exiftool -json -r, shoebox ingest into a fresh
-#              catalog with each --hash mode, an unchanged re-ingest; then the ratios to cat and exiftool.
+#              catalog with each --hash mode, an unchanged re-ingest; then the ratios to cat and exiftool, and
+#              the big first ingest against the small one (CPU per file, peak RSS).
 #   -N BIG     files in the big tree (default 100000, or $N): a first ingest and an unchanged re-ingest.
 #   -r REPEATS runs of each small-tree contender (default 1); the median is reported.
 #   -m MODES   the --hash modes for the small tree (default "full sampled none"); the big tree uses the first.
@@ -255,4 +256,16 @@ for m in $modes; do
     st="$(awk -F'|' -v l="shoebox ingest --hash $m" '$1 == l { print $5 }' <<<"$table")"
     if [ "${st:-0}" -gt 1 ]; then echo "warning: shoebox ingest --hash $m failed (exit $st), its time is not meaningful" >&2; failed=1; fi
 done
+# The scale goals (issue 17): a first ingest of the big tree costs no more per file than of the small one,
+# and its peak memory is flat.
+rss_of() { awk -F'|' -v l="$1" '$1 == l { print $4 }' <<<"$table"; }
+big_cpu="$(cpu_of "shoebox ingest big --hash $big_mode")"
+if [ -n "$big_cpu" ]; then
+    big_files="$(awk -F'|' -v l="shoebox ingest big --hash $big_mode" '$1 == l { print $2 }' <<<"$table")"
+    awk -v bc="$big_cpu" -v bn="$big_files" -v sc="$(cpu_of "shoebox ingest --hash $big_mode")" -v sn="$small_n" \
+        -v br="$(rss_of "shoebox ingest big --hash $big_mode")" -v sr="$(rss_of "shoebox ingest --hash $big_mode")" -v m="$big_mode" \
+        'BEGIN { if (bn > 0 && sn > 0 && sc > 0 && sr > 0)
+            printf "scale (--hash %s, %d against %d files): CPU %.2f against %.2f ms/file (%.2fx), peak RSS %.0f against %.0f MiB (%.2fx)\n",
+                m, bn, sn, 1000 * bc / bn, 1000 * sc / sn, (bc / bn) / (sc / sn), br / 1024, sr / 1024, br / sr }'
+fi
 exit "$failed"
