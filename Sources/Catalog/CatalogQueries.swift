@@ -12,11 +12,15 @@ extension Catalog {
 
     public func currentToken() throws(CatalogError) -> String {
         let id = try catalogID()
-        let n = try read { db in
+        return Self.token(catalogID: id, change: try currentChangeNumber())
+    }
+
+    /// The number of the newest change (the history floor when the history is empty): what `currentToken` wraps.
+    public func currentChangeNumber() throws(CatalogError) -> Int64 {
+        try read { db in
             try Int64.fetchOne(db, sql: "SELECT MAX(token) FROM change")
                 ?? Int64(try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'history_floor'") ?? "0") ?? 0
         }
-        return Self.token(catalogID: id, change: n)
     }
 
     /// The tokens `--since` accepts for these change numbers of this catalog (the catalog id read once).

@@ -39,7 +39,9 @@ public struct IngestPreview: Sendable, Codable, Equatable {
         let summary = try await Ingestor(options: options, catalog: copy).run(progress: progress)
         var preview = IngestPreview()
         preview.probe = probed.paths.sorted()
-        let changes = try copy.changes(since: before, objectType: "asset")
+        // The run's commits and end, as the summary counts them; organize's later updates (burst, place and
+        // zone fields of assets it just inserted or already had) are judgements the summary reports apart.
+        let changes = try copy.changes(since: before, objectType: "asset").filter { $0.token <= summary.committedChange }
         // An asset inserted and then merged into the one its file moved from (`Catalog.adoptMovedAssets`):
         // the move is the other asset's update.
         let merged = Set(changes.filter(\.isMerge).map(\.localIdentifier))
@@ -54,8 +56,10 @@ public struct IngestPreview: Sendable, Codable, Equatable {
             default: preview.update.append(path)
             }
         }
+        // One line per asset: an asset inserted this run is an insert, whatever else happened to it.
+        let inserted = Set(preview.insert)
         preview.insert.sort()
-        preview.update.sort()
+        preview.update = Set(preview.update).subtracting(inserted).sorted()
         preview.trash.sort()
         preview.delete.sort()
         withExtendedLifetime(scratch) {}  // the copy is removed only now

@@ -89,6 +89,9 @@ public struct IngestSummary: Sendable {
     public var counts: [(String, Int)] = []
     public var errorRows: [ErrorInput] = []
     public var currentToken = ""
+    /// The newest change number once the folders were committed and the run finished, before organize:
+    /// the changes up to it are what `inserted`, `updated` and `deleted` count (`ingest --dry-run` lists them).
+    public var committedChange: Int64 = 0
     public var organized: Organizer.Summary?
     public var thumbnails: Thumbnailer.Summary?
     /// Stale thumbnails removed by the stage's prune.
@@ -365,6 +368,7 @@ public final class Ingestor: Sendable {
             // Stopped at a folder boundary: what was committed stays; nothing is trashed (folders not reached
             // would look vanished) and nothing is organized. The next ingest finishes the job.
             try catalog.interruptRun(runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors, elapsed: summary.elapsed)
+            summary.committedChange = try catalog.currentChangeNumber()
             summary.counts = try catalog.summaryCounts()
             summary.currentToken = try catalog.currentToken()
             return summary
@@ -385,6 +389,7 @@ public final class Ingestor: Sendable {
             damaged: summary.outcomes.damaged, skipped: summary.outcomes.skippedTotal, elapsed: summary.elapsed,
             prune: options.prune, historyRetentionDays: options.historyRetentionDays)
         summary.countFinished(records0) { (try? catalog.insertingRun(of: $0)) == runID }
+        summary.committedChange = try catalog.currentChangeNumber()
         // Organize when something changed (or nothing was organized yet): bursts, moments, albums, smart albums.
         let neverOrganized = try catalog.collectionCount(type: .smartAlbum) == 0
         // A gazetteer added, removed or updated re-derives places (and the moment titles made from them).

@@ -80,6 +80,31 @@ import Testing
             "\(real.stdout)")
     }
 
+    /// The dry run's insert/update lines are the ingest's own counts: organize's later updates of assets the
+    /// run inserted (here a burst frame's `representsBurst`) do not make an inserted asset an update too.
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func dryRunCountsWhatTheIngestCounts() throws {
+        let scratch = try TestScratch("dry-counts")
+        let root = scratch.path("media_types")
+        try FileManager.default.copyItem(atPath: try #require(Corpus.root).appendingPathComponent("osxphotos/media_types").path, toPath: root)
+        let cat = scratch.path("c.sqlite")
+        let dry = try Self.shoebox(["ingest", root, "--dry-run", "--catalog", cat, "--progress", "none"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        let real = try Self.shoebox(["ingest", root, "--catalog", cat, "--progress", "none"])
+        #expect(real.status == 0, "\(real.stderr)")
+        // The case this guards: organize changed an asset the run had just inserted.
+        let catalog = try Catalog(path: cat, mode: .readOnly)
+        let history = try catalog.changes(since: try #require(try catalog.tokens(forChanges: [0]).first), objectType: "asset")
+        let insertedIDs = Set(history.filter { $0.changeType == "inserted" }.map(\.localIdentifier))
+        #expect(history.contains { $0.changeType == "updated" && insertedIDs.contains($0.localIdentifier) })
+        let counts = try #require(real.stdout.split(separator: "\n").first { $0.contains("assets inserted") })
+        let inserted = try #require(Int(counts.split(separator: " ")[2].dropLast()))
+        #expect(counts.contains("updated 0, deleted 0"), "\(counts)")
+        #expect(dry.stdout.contains("insert \(inserted) assets, update 0, move 0 to Recently Deleted, delete 0"), "\(dry.stdout)")
+        let listed = dry.stdout.split(separator: "\n").filter { $0.hasPrefix("  insert ") || $0.hasPrefix("  update ") }
+        #expect(listed.count == inserted)
+    }
+
     @Test func changeDryRunAppliesNothing() throws {
         let scratch = try TestScratch("dry-change")
         let root = try NamesAndGlobsTests.iphone(scratch)
