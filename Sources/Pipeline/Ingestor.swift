@@ -65,6 +65,29 @@ public struct IngestOptions: Sendable {
 
 /// Live progress of an ingest.
 public struct IngestProgress: Sendable {
+    /// What the run is doing: walking and probing the folders, then the steps after the last folder, which
+    /// take seconds to a minute on a large library and during which the file counts stand still.
+    public enum Stage: String, Sendable {
+        case walk
+        /// Building the indexes a first ingest deferred (Catalog.deferIndexesIfEmpty).
+        case indexes
+        /// Moved files joined to their assets, vanished ones trashed, the run recorded.
+        case finish
+        /// Bursts, places, moments, albums and smart albums.
+        case organize
+
+        /// For a person watching the bar.
+        public var text: String {
+            switch self {
+            case .walk: return "probing"
+            case .indexes: return "building the catalog's indexes"
+            case .finish: return "finishing the run"
+            case .organize: return "organizing bursts, places, moments and albums"
+            }
+        }
+    }
+
+    public var stage = Stage.walk
     public var filesDone = 0
     public var filesTotal: Int?
     public var filesProbed = 0
@@ -350,7 +373,13 @@ public final class Ingestor: Sendable {
                 summary.outcomes.addOwn(path + " (" + why + ")")
             }
         }
+        func enter(_ stage: IngestProgress.Stage) {
+            p.stage = stage
+            p.elapsed = Date().timeIntervalSince(start)
+            progress?(p)
+        }
         if deferredIndexes {
+            if !summary.interrupted { enter(.indexes) }
             try catalog.buildDeferredIndexes()
             catalog.setWriterCache(kib: nil)
         }
@@ -384,6 +413,7 @@ public final class Ingestor: Sendable {
             }
         }
         if storedRules == nil || rederive { try catalog.setMetaValue("rules_version", String(options.rules.version)) }
+        enter(.finish)
         let records0 = try catalog.finishRun(
             runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors,
             damaged: summary.outcomes.damaged, skipped: summary.outcomes.skippedTotal, elapsed: summary.elapsed,
@@ -398,6 +428,7 @@ public final class Ingestor: Sendable {
         if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized || !options.userSmartAlbums.isEmpty || placesStale) {
             // Incremental unless the rules or the gazetteer changed (organize is then recomputed whole).
             let organizeStart = Date()
+            enter(.organize)
             // What the probe threads and the writer's page cache held goes back to the system before organize
             // builds its own.
             catalog.releaseMemory()

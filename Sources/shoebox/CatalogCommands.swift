@@ -356,10 +356,12 @@ final class ProgressReporter: @unchecked Sendable {
     var wantsTotal: Bool { mode == .json || (mode == .auto && tty) }
 
     func update(_ p: IngestProgress) {
-        report(done: p.filesDone, total: p.filesTotal, errors: p.errors, elapsed: p.elapsed, unit: "files") {
+        // A new stage after the walk is shown at once (the counts stand still while it runs).
+        let stage = p.stage == .walk ? nil : p.stage.text
+        report(done: p.filesDone, total: p.filesTotal, errors: p.errors, elapsed: p.elapsed, unit: "files", stage: stage) {
             [
-                "event": "progress", "filesDone": p.filesDone, "filesTotal": p.filesTotal ?? NSNull(), "filesProbed": p.filesProbed,
-                "errors": p.errors, "elapsed": (p.elapsed * 10).rounded() / 10,
+                "event": "progress", "stage": p.stage.rawValue, "filesDone": p.filesDone, "filesTotal": p.filesTotal ?? NSNull(),
+                "filesProbed": p.filesProbed, "errors": p.errors, "elapsed": (p.elapsed * 10).rounded() / 10,
                 "filesPerSecond": p.elapsed > 0 ? (Double(p.filesDone) / p.elapsed).rounded() : 0,
             ]
         }
@@ -394,20 +396,23 @@ final class ProgressReporter: @unchecked Sendable {
         }
     }
 
-    private func report(done: Int, total: Int?, errors: Int, elapsed: Double, unit: String, event: () -> [String: Any]) {
+    /// `stage`: a step after the main work, shown at once whatever the rate limit, after the counts.
+    private func report(
+        done: Int, total: Int?, errors: Int, elapsed: Double, unit: String, stage: String? = nil, event: () -> [String: Any]
+    ) {
         lock.lock()
         defer { lock.unlock() }
         let now = Date()
         switch mode {
         case .none: return
         case .json:
-            guard now.timeIntervalSince(last) >= 1 else { return }
+            guard stage != nil || now.timeIntervalSince(last) >= 1 else { return }
             last = now
             if let line = try? JSONOutput.text(object: event(), pretty: false) {
                 FileHandle.standardError.write(Data((line + "\n").utf8))
             }
         case .auto:
-            guard tty, now.timeIntervalSince(last) >= 0.1 else { return }
+            guard tty, stage != nil || now.timeIntervalSince(last) >= 0.1 else { return }
             last = now
             let rate = elapsed > 0 ? Double(done) / elapsed : 0
             var line = "\(done)"
@@ -422,6 +427,7 @@ final class ProgressReporter: @unchecked Sendable {
                 line += String(format: " \(unit)  %.0f \(unit)/s", rate)
             }
             line += "  errors \(errors)"
+            if let stage { line = "\(done) \(unit), errors \(errors); \(stage)…" }
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
         }
     }

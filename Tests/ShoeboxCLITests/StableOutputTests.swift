@@ -186,6 +186,14 @@ import Testing
             #expect(events.validate(e).isEmpty, "\(l): \(events.validate(e))")
         }
         #expect(errLines.contains("{\"event\":\"finished\"}"))
+        // The steps after the walk are announced as they begin, with the final counts (a fresh catalog: its
+        // deferred indexes are built first).
+        let progress = try errLines.filter { $0.hasPrefix("{\"elapsed\"") }.map { try JSONValue.parse($0) }
+        let stages = progress.compactMap { $0["stage"]?.stringValue }
+        #expect(stages.count == progress.count)
+        #expect(Array(stages.drop { $0 == "walk" }) == ["indexes", "finish", "organize"], "\(stages)")
+        let seen = try #require(summary["filesSeen"]?.intValue)
+        #expect(progress.filter { $0["stage"]?.stringValue != "walk" }.allSatisfy { $0["filesDone"]?.intValue == seen })
     }
 
     @Test func statsRunByYearWithTotalsAndUndatedMarked() throws {
