@@ -520,7 +520,10 @@ public final class Ingestor: Sendable {
     /// data meanwhile, and its writes walk the asset table in an order the cache does little for.
     static let organizeWriterCacheKiB = 8 * 1024
     /// Organize's allocations of this size and more get mappings of their own (ResourceLimits.mapLargeAllocations):
-    /// at 100k files its peak RSS fell by 15–19 MiB (Benchmarks/README.md, session 11).
+    /// at 100k files its peak RSS fell by 15–19 MiB (Benchmarks/README.md, session 11). The setting stays for
+    /// the thumbnails stage after it, whose decoded images it maps and unmaps one by one: on the corpus that
+    /// stage's peak fell from 483–567 to 379–385 MiB for 2–4 % more wall time (glibc's own threshold, once
+    /// raised, keeps every freed pixel buffer in the heaps).
     static let organizeMappedAllocationBytes = 1 << 20
     /// The writer's page cache while a first ingest walks with its indexes deferred: the inserts then go
     /// to the ends of their tables and of the path indexes, and only the hash and identifier indexes take
