@@ -11,15 +11,6 @@ extension Catalog {
     /// was merged into the asset it moved from (`adoptMovedAssets`).
     public static let mergedProperty = "merged"
 
-    /// Files moved into a folder that was committed before the folder they left (which still exists, so it is
-    /// walked in its turn): when the new folder was committed, the old asset was not pending vanish yet, so the
-    /// file was inserted as a new asset; only the old folder's commit, later, left the old asset pending.
-    /// Here, before pending assets are trashed, each such pair is joined the way a commit joins a moved file
-    /// to a vanished asset (same primary content, no file of the old asset left outside the new one's folder;
-    /// inserted by this run or by an interrupted one it completes):
-    /// the old asset takes the new one's files, resources and derived columns (what the user changed stays
-    /// the user's) and keeps its identifiers, dates, albums and history; the new asset is removed. Records:
-    /// the old asset `updated` (the properties that changed), the new one `deleted` with `merged`.
     /// The run that inserted an asset (from the history; nil once compacted away or never inserted).
     public func insertingRun(of localIdentifier: String) throws(CatalogError) -> Int64? {
         try read { db in
@@ -30,6 +21,15 @@ extension Catalog {
         }
     }
 
+    /// Files moved into a folder that was committed before the folder they left (which still exists, so it is
+    /// walked in its turn): when the new folder was committed, the old asset was not pending vanish yet, so the
+    /// file was inserted as a new asset; only the old folder's commit, later, left the old asset pending.
+    /// Here, before pending assets are trashed, each such pair is joined the way a commit joins a moved file
+    /// to a vanished asset (same primary content, no file of the old asset left outside the new one's folder;
+    /// inserted by this run or by an interrupted one it completes):
+    /// the old asset takes the new one's files, resources and derived columns (what the user changed stays
+    /// the user's) and keeps its identifiers, dates, albums and history; the new asset is removed. Records:
+    /// the old asset `updated` (the properties that changed), the new one `deleted` with `merged`.
     static func adoptMovedAssets(_ db: Database, runID: Int64) throws -> [ChangeRecord] {
         let pending = try Row.fetchAll(
             db,

@@ -40,9 +40,7 @@ public enum ResourceLimits {
     /// the writer and the organize step then share a few heaps instead of holding a dozen half-empty ones
     /// (Benchmarks/README.md). Call before the threads start; elsewhere it does nothing.
     public static func limitMallocArenas(_ arenas: Int) {
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        let mArenaMax: Int32 = -8  // <malloc.h>
-        if let f = glibcFunction("mallopt", as: Mallopt.self) { _ = f(mArenaMax, Int32(clamping: max(1, arenas))) }
+        mallopt(-8, max(1, arenas))  // M_ARENA_MAX
     }
 
     /// Serves allocations of `bytes` and more with their own mappings from now on, each returned to the
@@ -51,9 +49,13 @@ public enum ResourceLimits {
     /// freed). Set for the organize stage, whose large arrays live one step each; the probe keeps glibc's
     /// default (mapping its larger reads per file cost system time). Elsewhere it does nothing.
     public static func mapLargeAllocations(from bytes: Int) {
+        mallopt(-3, bytes)  // M_MMAP_THRESHOLD
+    }
+
+    /// glibc's `mallopt(parameter, value)` (parameters from `<malloc.h>`); nothing with another C library.
+    private static func mallopt(_ parameter: Int32, _ value: Int) {
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        let mMmapThreshold: Int32 = -3  // <malloc.h>
-        if let f = glibcFunction("mallopt", as: Mallopt.self) { _ = f(mMmapThreshold, Int32(clamping: bytes)) }
+        if let f = glibcFunction("mallopt", as: Mallopt.self) { _ = f(parameter, Int32(clamping: value)) }
     }
 
     /// Hands memory that malloc holds but nothing uses back to the system (glibc's `malloc_trim`), e.g.

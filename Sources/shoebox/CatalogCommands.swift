@@ -414,6 +414,10 @@ final class ProgressReporter: @unchecked Sendable {
         case .auto:
             guard tty, stage != nil || now.timeIntervalSince(last) >= 0.1 else { return }
             last = now
+            if let stage {
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(done) \(unit), errors \(errors); \(stage)…".utf8))
+                return
+            }
             let rate = elapsed > 0 ? Double(done) / elapsed : 0
             var line = "\(done)"
             if let total, total > 0 {
@@ -427,7 +431,6 @@ final class ProgressReporter: @unchecked Sendable {
                 line += String(format: " \(unit)  %.0f \(unit)/s", rate)
             }
             line += "  errors \(errors)"
-            if let stage { line = "\(done) \(unit), errors \(errors); \(stage)…" }
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
         }
     }
