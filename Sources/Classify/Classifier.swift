@@ -303,7 +303,7 @@ public enum Classifier {
         }
 
         if let fps, fps >= highFrameRateThreshold {
-            let how = v?.nominalFrameRate != nil ? "stts \(v?.sampleCount ?? 0) samples / track duration" : "libavformat avg_frame_rate"
+            let how = v?.nominalFrameRate != nil ? "stts \(v?.sampleCount ?? 0) samples / track duration" : "\(r.format?.reader ?? "libavformat") avg_frame_rate"
             c.add(.videoHighFrameRate, "videoHighFrameRate", "measured \(format(fps)) fps ≥ 85 (\(how))")
             let intent = qt?.movieValue("com.apple.quicktime.full-frame-rate-playback-intent")
             if let intent, intent.value.intValue == 1 {

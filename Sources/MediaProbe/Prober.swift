@@ -38,7 +38,9 @@ public struct Prober: Sendable {
     /// differently): the catalog probes files whose stored facts carry an older version again.
     /// 2: MPEG-TS streams come from `MPEGTSReader` (values as libavformat's; `format.reader` and the pixel
     /// size's source name it).
-    public static let version = 2
+    /// 3: AVI streams come from `AVIStreamReader` (values as libavformat's; `format.reader` names it), and
+    /// its header tags (IDIT, INFO, Nikon ncdt) are sourced as "AVI header tag".
+    public static let version = 3
 
     /// Probes a file. With a `deadline`, reads (ours and libavformat's) stop once it passes and the report
     /// carries a `timed-out` error.
@@ -153,7 +155,11 @@ struct ProbeContext {
                 if let s = m.make { report.camera.make = Sourced(s, "H.264 SEI MDPM 0xE0 maker code (AVCHD)") }
                 if let s = m.model { report.camera.model = Sourced(s, "H.264 SEI MDPM 0xE4–0xEB model name (AVCHD)") }
             }
-            if kind == .mpegTS { readTransportStream() } else { readWithLibavformat(analyze: true) }
+            switch kind {
+            case .mpegTS: readOwnStreams(MPEGTSReader.read(source), reader: MPEGTSReader.name)
+            case .avi: readOwnStreams(AVIStreamReader.read(source), reader: AVIStreamReader.name, tagSource: "AVI header tag")
+            default: readWithLibavformat(analyze: true)
+            }
         case .xmp:
             attempt(.xmp) { (c: inout ProbeContext) throws(ProbeError) in
                 let bytes = try c.source.read(ByteRange(offset: 0, length: c.source.size), limit: Prober.maxMetadataBlock, what: "XMP sidecar")
@@ -434,16 +440,18 @@ struct ProbeContext {
         }
     }
 
-    /// An MPEG-TS file's streams from our reader (`MPEGTSReader`), with libavformat as the cross-check when
-    /// asked for and as the reader of whatever ours does not cover.
-    mutating func readTransportStream() {
-        guard case .facts(var format, let streams) = MPEGTSReader.read(source) else {
+    /// A file's streams from one of our container readers (`MPEGTSReader`, `AVIStreamReader`), with
+    /// libavformat as the cross-check when asked for and as the reader of whatever ours does not cover.
+    /// `tagSource`: the container's tags (creation time, make, model) are facts too, named so.
+    mutating func readOwnStreams(_ reading: MPEGTSReader.Reading, reader: String, tagSource: String? = nil) {
+        guard case .facts(var format, let streams) = reading else {
             readWithLibavformat(analyze: true)
             return
         }
-        format.reader = MPEGTSReader.name
+        format.reader = reader
         report.format = format
         report.streams = streams
+        if let tagSource { applyFormatTags(format, source: tagSource) }
         guard options.crossCheckMovies, options.useLibavformat, onDisk, !(deadline?.hasPassed ?? false),
             let theirs = try? AVProbe.probe(path: path, analyze: true, deadline: deadline)
         else { return }
@@ -608,20 +616,20 @@ struct ProbeContext {
     }
 
     /// MP4/MOV tags from libavformat, used only when our box reader found nothing (AVI, MTS, MKV).
-    mutating func applyFormatTags(_ f: FormatFacts) {
+    mutating func applyFormatTags(_ f: FormatFacts, source: String = "libavformat format tag") {
         if report.dates.movieHeaderCreation == nil, let c = f.tags["creation_time"],
             let d = ExifDate.parse(c, subSeconds: nil, offset: nil)
         {
-            report.dates.movieHeaderCreation = Sourced(d, "libavformat format tag creation_time")
+            report.dates.movieHeaderCreation = Sourced(d, "\(source) creation_time")
         }
         if report.camera.make == nil, let m = f.tags["make"] ?? f.tags["com.apple.quicktime.make"] {
-            report.camera.make = Sourced(m, "libavformat format tag make")
+            report.camera.make = Sourced(m, "\(source) make")
         }
         if report.camera.model == nil, let m = f.tags["model"] ?? f.tags["com.apple.quicktime.model"] {
-            report.camera.model = Sourced(m, "libavformat format tag model")
+            report.camera.model = Sourced(m, "\(source) model")
         }
         if report.location == nil, let s = f.tags["location"], let g = ISO6709.parse(s) {
-            report.location = Sourced(g, "libavformat format tag location")
+            report.location = Sourced(g, "\(source) location")
         }
     }
 

@@ -17,6 +17,8 @@ import Testing
         "probe 1, rules 1": "7f11272d4607d727",
         // The MPEG-TS reader: the Sony AVCHD clip's pixel size now names it as its source.
         "probe 2, rules 1": "6a63cce1e0ea69f",
+        // The AVI reader: the Kodak clip's pixel size and duration now name it as their source.
+        "probe 3, rules 1": "6e05c06e77d2b4e9",
     ]
 
     /// FNV-1a 64: stable across runs and platforms (Swift's Hasher is seeded per process).
