@@ -67,12 +67,79 @@ public enum FolderAlbums {
     }
 
     /// The albums and folders of directories holding `directories[dir]` media files each, with the albums'
-    /// `members` left empty: a caller that streams a large library fills them in its own terms (asset row
-    /// ids, in path order) instead of holding every path.
+    /// `members` left empty (`build(paths:)` fills them; the organize stage uses `layout` instead).
     public static func build(
         directories filesByDir: [String: Int], mode: Mode = .leafAlbums, takeoutTitles: [String: String] = [:],
         skipTakeoutYearFolders: Bool = true
     ) -> (albums: [AlbumSpec], folders: [FolderSpec]) {
+        let tree = layout(directories: filesByDir, mode: mode, takeoutTitles: takeoutTitles, skipTakeoutYearFolders: skipTakeoutYearFolders)
+        let folderIDs = tree.folders.map { StableIdentifier.collectionList("folder:" + $0.directory) }
+        let albumIDs = tree.albums.map { StableIdentifier.collection("album:" + $0.directory) }
+        let folders = tree.folders.enumerated().map { k, f in
+            FolderSpec(
+                localIdentifier: folderIDs[k], subtype: .regularFolder, title: f.title, directory: f.directory,
+                parentFolder: f.parent.map { folderIDs[$0] }, children: f.children.map { $0.identifier(albums: albumIDs, folders: folderIDs) },
+                reasons: [Reason("folder", "directory \(f.directory) holds albums below it")])
+        }
+        let albums = tree.albums.enumerated().map { k, a in
+            var reasons: [Reason] = []
+            if let t = takeoutTitles[a.directory] {
+                reasons.append(Reason("album", "Google Takeout album metadata.json in \(a.directory): title \"\(t)\""))
+            } else {
+                reasons.append(Reason("album", "directory \(a.directory) holds \(filesByDir[a.directory]!) media files"))
+            }
+            if a.holdsFolder {
+                reasons.append(Reason("album", "its own files, inside folder \(a.directory), because the directory also has albums below it"))
+            }
+            return AlbumSpec(
+                localIdentifier: albumIDs[k], subtype: .albumRegular, title: a.title, directory: a.directory,
+                parentFolder: a.parent.map { folderIDs[$0] }, members: [], reasons: reasons)
+        }
+        return (albums, folders)
+    }
+
+    /// The shape of the albums and folders `build` makes, without identifiers, reasons or members: albums
+    /// and folders each in directory order, a parent or child named by its position. The organize stage
+    /// qualifies the identifiers by root itself, and at 20,000 directories the full specs (two identifiers
+    /// and a reason text each, thrown away there) were ~20 MB of its peak (Benchmarks/README.md).
+    public struct Layout: Sendable, Equatable {
+        public struct Album: Sendable, Equatable {
+            /// The directory, relative to the root.
+            public var directory: String
+            public var title: String
+            /// The folder holding it (a position in `folders`), nil at the top level.
+            public var parent: Int?
+            /// The directory is also a folder (media of its own and albums below it): this album holds its own files.
+            public var holdsFolder: Bool
+        }
+        public struct Folder: Sendable, Equatable {
+            public var directory: String
+            public var title: String
+            public var parent: Int?
+            /// The albums and folders inside, by directory (an album of a folder's own files after its
+            /// subfolder of the same name).
+            public var children: [Child]
+        }
+        public enum Child: Sendable, Equatable {
+            case album(Int), folder(Int)
+
+            /// This child's identifier among the albums' and folders' identifiers (by position).
+            public func identifier(albums: [String], folders: [String]) -> String {
+                switch self {
+                case .album(let i): albums[i]
+                case .folder(let i): folders[i]
+                }
+            }
+        }
+        public var albums: [Album] = []
+        public var folders: [Folder] = []
+    }
+
+    /// The albums and folders of directories holding `directories[dir]` media files each (see `build`).
+    public static func layout(
+        directories filesByDir: [String: Int], mode: Mode = .leafAlbums, takeoutTitles: [String: String] = [:],
+        skipTakeoutYearFolders: Bool = true
+    ) -> Layout {
         let isTakeout = !takeoutTitles.isEmpty
         func isYearFolder(_ dir: String) -> Bool {
             guard isTakeout && skipTakeoutYearFolders && takeoutTitles[dir] == nil else { return false }
@@ -88,42 +155,27 @@ public enum FolderAlbums {
         // Folders: every proper ancestor of an album directory (only in leafAlbums mode).
         var folderDirs = Set<String>()
         if nested { for d in albumDirs { for a in ancestors(d) { folderDirs.insert(a) } } }
-        // A directory that is both: a folder with an album of its own files inside.
-        func albumParent(_ dir: String) -> String? {
-            guard nested else { return nil }
-            if folderDirs.contains(dir) { return dir }
-            return parent(dir)
+        var tree = Layout()
+        var folderAt: [String: Int] = [:]
+        for d in folderDirs.sorted() {
+            folderAt[d] = tree.folders.count
+            tree.folders.append(Layout.Folder(directory: d, title: name(d), parent: nil, children: []))
         }
-
-        var folders: [FolderSpec] = folderDirs.sorted().map { d in
-            FolderSpec(localIdentifier: StableIdentifier.collectionList("folder:" + d), subtype: .regularFolder,
-                       title: name(d), directory: d, parentFolder: parent(d).map { StableIdentifier.collectionList("folder:" + $0) },
-                       children: [], reasons: [Reason("folder", "directory \(d) holds albums below it")])
+        for k in tree.folders.indices { tree.folders[k].parent = parent(tree.folders[k].directory).flatMap { folderAt[$0] } }
+        tree.albums = albumDirs.map { d in
+            // A directory that is both: a folder with an album of its own files inside.
+            let holdsFolder = folderAt[d] != nil
+            let parentDir = nested ? (holdsFolder ? d : parent(d)) : nil
+            return Layout.Album(
+                directory: d, title: takeoutTitles[d] ?? name(d), parent: parentDir.flatMap { folderAt[$0] }, holdsFolder: holdsFolder)
         }
-        let albums: [AlbumSpec] = albumDirs.map { d in
-            var reasons: [Reason] = []
-            let title: String
-            if let t = takeoutTitles[d] {
-                title = t
-                reasons.append(Reason("album", "Google Takeout album metadata.json in \(d): title \"\(t)\""))
-            } else {
-                title = name(d)
-                reasons.append(Reason("album", "directory \(d) holds \(filesByDir[d]!) media files"))
-            }
-            if folderDirs.contains(d) {
-                reasons.append(Reason("album", "its own files, inside folder \(d), because the directory also has albums below it"))
-            }
-            return AlbumSpec(localIdentifier: StableIdentifier.collection("album:" + d), subtype: .albumRegular, title: title,
-                             directory: d, parentFolder: albumParent(d).map { StableIdentifier.collectionList("folder:" + $0) },
-                             members: [], reasons: reasons)
-        }
-        var index: [String: Int] = [:]
-        for (i, f) in folders.enumerated() { index[f.localIdentifier] = i }
-        var children: [String: [(String, String)]] = [:]
-        for f in folders { if let p = f.parentFolder { children[p, default: []].append((f.directory, f.localIdentifier)) } }
-        for a in albums { if let p = a.parentFolder { children[p, default: []].append((a.directory + "\u{0}", a.localIdentifier)) } }
-        for (p, list) in children { if let i = index[p] { folders[i].children = list.sorted { $0.0 < $1.0 }.map(\.1) } }
-        return (albums, folders)
+        // Each folder's children sorted by directory; an album of a folder's own files sorts as its directory
+        // followed by NUL, after a subfolder of the same name.
+        var children: [Int: [(key: String, child: Layout.Child)]] = [:]
+        for (k, f) in tree.folders.enumerated() { if let p = f.parent { children[p, default: []].append((f.directory, .folder(k))) } }
+        for (k, a) in tree.albums.enumerated() { if let p = a.parent { children[p, default: []].append((a.directory + "\u{0}", .album(k))) } }
+        for (p, list) in children { tree.folders[p].children = list.sorted { $0.key < $1.key }.map(\.child) }
+        return tree
     }
 
     static func name(_ dir: String) -> String { PathText.fileName(dir) }

@@ -192,24 +192,22 @@ public enum Organizer {
         let prefix = root.hasSuffix("/") ? root : root + "/"
         var titles: [String: String] = [:]
         for (dir, t) in takeout where dir.hasPrefix(prefix) { titles[String(dir.dropFirst(prefix.count))] = t }
-        let (albums, folders) = FolderAlbums.build(directories: members.mapValues(\.count), mode: mode, takeoutTitles: titles)
+        let tree = FolderAlbums.layout(directories: members.mapValues(\.count), mode: mode, takeoutTitles: titles)
         let rootName = PathText.fileName(root)
-        // Identifiers qualified by the root (two roots may hold folders of the same name); the children
-        // FolderAlbums lists use its own identifiers, so translate them.
-        var qualified: [String: String] = [:]
-        for a in albums { qualified[a.localIdentifier] = StableIdentifier.collection("album:" + root + "/" + a.directory) }
-        for f in folders { qualified[f.localIdentifier] = StableIdentifier.collectionList("folder:" + root + "/" + f.directory) }
-        for a in albums {
+        // Identifiers qualified by the root (two roots may hold folders of the same name), each made once.
+        let albumIDs = tree.albums.map { StableIdentifier.collection("album:" + root + "/" + $0.directory) }
+        let folderIDs = tree.folders.map { StableIdentifier.collectionList("folder:" + root + "/" + $0.directory) }
+        for (k, a) in tree.albums.enumerated() {
             collections.append(
                 CollectionSpec(
-                    localIdentifier: StableIdentifier.collection("album:" + root + "/" + a.directory), type: .album, subtype: a.subtype,
-                    title: a.title.isEmpty ? rootName : a.title, members: members[a.directory] ?? []))
+                    localIdentifier: albumIDs[k], type: .album, subtype: .albumRegular, title: a.title.isEmpty ? rootName : a.title,
+                    members: members[a.directory] ?? []))
         }
-        for f in folders {
+        for (k, f) in tree.folders.enumerated() {
             lists.append(
                 CollectionListSpec(
-                    localIdentifier: StableIdentifier.collectionList("folder:" + root + "/" + f.directory), type: .folder, subtype: f.subtype,
-                    title: f.title, children: f.children.map { qualified[$0] ?? $0 }))
+                    localIdentifier: folderIDs[k], type: .folder, subtype: .regularFolder, title: f.title,
+                    children: f.children.map { $0.identifier(albums: albumIDs, folders: folderIDs) }))
         }
     }
 

@@ -34,6 +34,27 @@ import Testing
         #expect(FolderAlbums.build(paths: Self.paths, mode: .none).albums.isEmpty)
     }
 
+    /// The organize stage builds its albums from `layout`: positions name the same parents and children
+    /// as `build`'s identifiers, in the same order.
+    @Test func layoutIsBuildWithoutIdentifiers() {
+        var counts: [String: Int] = [:]
+        for p in Self.paths { if let d = FolderAlbums.directory(of: p) { counts[d, default: 0] += 1 } }
+        let titles = ["Scans": "Old scans"]
+        let (albums, folders) = FolderAlbums.build(directories: counts, takeoutTitles: titles, skipTakeoutYearFolders: false)
+        let tree = FolderAlbums.layout(directories: counts, takeoutTitles: titles, skipTakeoutYearFolders: false)
+        let albumIDs = albums.map(\.localIdentifier), folderIDs = folders.map(\.localIdentifier)
+        #expect(tree.albums.map(\.directory) == albums.map(\.directory))
+        #expect(tree.albums.map(\.title) == ["Chicago", "Tokyo", "Day 1", "Day 2", "Old scans"])
+        #expect(tree.albums.map { $0.parent.map { folderIDs[$0] } } == albums.map(\.parentFolder))
+        #expect(tree.albums.map(\.holdsFolder) == [false, true, false, false, false])
+        #expect(tree.folders.map(\.directory) == folders.map(\.directory))
+        #expect(tree.folders.map { $0.parent.map { folderIDs[$0] } } == folders.map(\.parentFolder))
+        #expect(tree.folders.map { $0.children.map { $0.identifier(albums: albumIDs, folders: folderIDs) } } == folders.map(\.children))
+        // 2016/Tokyo: its subfolders' albums, and the album of its own files first ("2016/Tokyo\0" sorts before "2016/Tokyo/…").
+        #expect(tree.folders[1].children == [.album(1), .album(2), .album(3)])
+        #expect(FolderAlbums.layout(directories: counts, mode: .none).folders.isEmpty)
+    }
+
     @Test func takeout() {
         let paths = [
             "Takeout/Google Photos/Photos from 2014/IMG_1.jpg", "Takeout/Google Photos/Trip to Rome_/IMG_2.jpg",
