@@ -144,34 +144,40 @@ extension Catalog {
     ) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
+            // One write per row: the place columns and the mark that the places step has seen the row, by
+            // row id (the row is read here; a second pass to set the mark rewrote every row once more).
             var setAll = try Binder(
                 db,
                 "UPDATE asset SET "
                     + AssetPlaceInfo.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) + " = ?" }
-                    .joined(separator: ", ") + " WHERE local_identifier = ?")
+                    .joined(separator: ", ") + ", places_derived = 1 WHERE id = ?")
+            let markDerived = try db.cachedStatement(sql: "UPDATE asset SET places_derived = 1 WHERE id = ?")
             // Every row read here has `applyColumns`: whether all place columns are NULL (most rows of a first
             // organize: nothing to decode), then the columns.
             let applyColumns = "id, local_identifier, places_derived, COALESCE(\(AssetPlaceInfo.columns)) IS NULL, \(AssetPlaceInfo.columns)"
             func apply(_ r: Row) throws {
+                let id: Int64 = r[0]
                 let lid: String = r[1]
+                let derived: Bool = r[2]
                 let old = r[3] as Bool ? AssetPlaceInfo() : AssetPlaceInfo(row: r, at: 4)
                 let new = infos[lid] ?? AssetPlaceInfo()
                 let props = new.changedProperties(from: old)
-                guard !props.isEmpty else { return }
+                guard !props.isEmpty else {
+                    if !derived { try markDerived.execute(arguments: [id]) }
+                    return
+                }
                 setAll.restart()
                 new.bind(into: &setAll)
-                setAll.text(lid)
+                setAll.int(id)
                 try setAll.run()
-                if r[2] as Bool { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
+                if derived { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
             }
             if let only {
                 let one = try db.cachedStatement(
                     sql: "SELECT \(applyColumns) FROM asset WHERE trashed_at IS NULL AND local_identifier = ?")
-                let derived = try db.cachedStatement(sql: "UPDATE asset SET places_derived = 1 WHERE local_identifier = ? AND places_derived = 0")
                 for lid in only {
                     guard let r = try Row.fetchOne(one, arguments: [lid]) else { continue }
                     try apply(r)
-                    if !(r[2] as Bool) { try derived.execute(arguments: [lid]) }
                 }
                 return records
             }
@@ -179,8 +185,6 @@ extension Catalog {
                 for r in try Row.fetchAll(db, sql: "SELECT \(applyColumns) FROM asset WHERE trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments)) {
                     try apply(r)
                 }
-                try db.execute(
-                    sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments))
                 return records
             }
             // In batches by row id: memory stays one batch, and the rows updated are never ones a statement
@@ -194,7 +198,6 @@ extension Catalog {
                 after = last[0]
                 for r in rows { try apply(r) }
             }
-            try db.execute(sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL")
             return records
         }
     }
