@@ -37,13 +37,19 @@ public struct GazetteerError: Error, Sendable, CustomStringConvertible {
 }
 
 /// The offline gazetteer: GeoNames places in a compact binary file built by `Tools/gazetteer.py`
-/// (docs/places.md), read whole into memory once and searched by 1-degree cells.
-public final class Gazetteer: Sendable {
+/// (docs/places.md), mapped into memory once and searched by 1-degree cells.
+///
+/// The file is mapped read-only, not read: only the pages the lookups touch are resident (a library's
+/// photos touch a few cells and the strings of the places they name), where reading it put all 7.4 MB on
+/// the heap at the organize stage's busiest moment for memory. The mapping is immutable and lives as long as
+/// the gazetteer (`@unchecked Sendable`). `Tools/gazetteer.py` and `make install` replace the file by a new
+/// one, so a mapped file is never cut short under a running process.
+public final class Gazetteer: @unchecked Sendable {
     static let magic: [UInt8] = Array("SBGAZ".utf8) + [0, 0, 1]
     static let cells = 180 * 360
     static let recordSize = 32
 
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     let count: Int
     let recordsAt: Int
     let stringsAt: Int
@@ -59,26 +65,34 @@ public final class Gazetteer: Sendable {
     public static let zoneRadiusKm = 500.0
 
     public init(contentsOf path: String) throws(GazetteerError) {
-        guard let b = Self.readWhole(path) else {
+        guard let b = Self.mapWhole(path) else {
             throw GazetteerError(path: path, reason: "cannot be read")
         }
-        self.path = path
-        guard b.count >= 24 + (Self.cells + 1) * 4, Array(b[0..<8]) == Self.magic else {
-            throw GazetteerError(path: path, reason: "not a Shoebox gazetteer (rebuild it with `make deps`)")
+        func fail(_ reason: String) -> GazetteerError {
+            munmap(UnsafeMutableRawPointer(mutating: b.baseAddress), b.count)
+            return GazetteerError(path: path, reason: reason)
         }
-        func u32(_ at: Int) -> Int {
-            Int(UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24)
+        func u32(_ at: Int) -> Int { Int(b.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian) }
+        guard b.count >= 24 + (Self.cells + 1) * 4, b.prefix(8).elementsEqual(Self.magic) else {
+            throw fail("not a Shoebox gazetteer (rebuild it with `make deps`)")
         }
         let n = u32(8), slen = u32(12)
-        recordsAt = 24 + (Self.cells + 1) * 4
-        stringsAt = recordsAt + n * Self.recordSize
-        guard stringsAt + slen == b.count, u32(24 + Self.cells * 4) == n else {
-            throw GazetteerError(path: path, reason: "truncated or damaged (\(b.count) bytes; rebuild it with `make deps`)")
+        let records = 24 + (Self.cells + 1) * 4
+        let strings = records + n * Self.recordSize
+        guard strings + slen == b.count, u32(24 + Self.cells * 4) == n else {
+            throw fail("truncated or damaged (\(b.count) bytes; rebuild it with `make deps`)")
         }
+        self.path = path
         bytes = b
         count = n
-        identity = Self.string(b, stringsAt + u32(16))
-        attribution = Self.string(b, stringsAt + u32(20))
+        recordsAt = records
+        stringsAt = strings
+        identity = Self.string(b, strings + u32(16))
+        attribution = Self.string(b, strings + u32(20))
+    }
+
+    deinit {
+        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
     }
 
     /// Where the gazetteer is looked for, first found wins: `$SHOEBOX_GAZETTEER`; `gazetteer.bin` next to
@@ -127,40 +141,30 @@ public final class Gazetteer: Sendable {
         do { return .success(try Gazetteer(contentsOf: p)) } catch { return .failure(error) }
     }
 
-    /// The file's bytes, read straight into one array (through `Data` they were held twice while copied:
-    /// 7 MB more at the start of organize, the stage's busiest moment for memory).
-    static func readWhole(_ path: String) -> [UInt8]? {
+    /// The file mapped read-only (private: nothing is ever written through it); nil when it cannot be
+    /// opened or mapped, or is not a regular file or is empty.
+    static func mapWhole(_ path: String) -> UnsafeRawBufferPointer? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size >= 0 else { return nil }
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 else { return nil }
         let size = Int(st.st_size)
-        var failed = false
-        let b = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            var done = 0
-            while done < size {
-                let n = pread(fd, buffer.baseAddress! + done, size - done, off_t(done))
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                done += n
-            }
-            failed = done != size
-            initialized = done
-        }
-        return failed ? nil : b
+        guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else { return nil }
+        return UnsafeRawBufferPointer(start: p, count: size)
     }
 
     // MARK: Reading
 
     @inline(__always) func u32(_ at: Int) -> UInt32 {
-        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian }
+        bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian
     }
 
-    static func string(_ b: [UInt8], _ at: Int) -> String {
+    static func string(_ b: UnsafeRawBufferPointer, _ at: Int) -> String {
+        guard at >= 0, at < b.count else { return "" }  // a damaged offset: no text, not a crash
         var end = at
         while end < b.count, b[end] != 0 { end += 1 }
-        return String(decoding: b[at..<end], as: UTF8.self)
+        return String(decoding: UnsafeRawBufferPointer(rebasing: b[at..<end]), as: UTF8.self)
     }
 
     func coordinate(_ i: Int) -> (Double, Double) {

@@ -76,6 +76,26 @@ import Testing
         }
     }
 
+    /// A file of the right shape whose string offsets point past its end (damaged, or crafted): it opens
+    /// with empty texts instead of reading out of bounds; an empty file is refused.
+    @Test func damagedOffsetsReadAsNoText() throws {
+        let s = try TestScratch("gazetteer-offsets")
+        let p = s.url.appendingPathComponent("odd.bin").path
+        func le(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
+        let strings = Array("identity\u{0}".utf8)
+        var b: [UInt8] = Array("SBGAZ".utf8) + [0, 0, 1]
+        b += le(0) + le(UInt32(strings.count)) + le(0) + le(1_000_000)  // no places; attribution far past the end
+        b += [UInt8](repeating: 0, count: (180 * 360 + 1) * 4) + strings
+        FileManager.default.createFile(atPath: p, contents: Data(b))
+        let g = try Gazetteer(contentsOf: p)
+        #expect(g.identity == "identity")
+        #expect(g.attribution == "")
+        #expect(g.placeCount == 0)
+        #expect(g.place(at: 38.7, -9.1) == nil)
+        FileManager.default.createFile(atPath: p, contents: Data())
+        #expect(throws: GazetteerError.self) { try Gazetteer(contentsOf: p) }
+    }
+
     @Test func placesOnEachSideOfTheBorder() throws {
         let g = try #require(Self.g)
         let elvas = try #require(g.place(at: 38.8808, -7.1628))
