@@ -100,8 +100,9 @@ public enum FolderAlbums {
 
     /// The shape of the albums and folders `build` makes, without identifiers, reasons or members: albums
     /// and folders each in directory order, a parent or child named by its position. The organize stage
-    /// qualifies the identifiers by root itself, and at 20,000 directories the full specs (two identifiers
-    /// and a reason text each, thrown away there) were ~20 MB of its peak (Benchmarks/README.md).
+    /// qualifies the identifiers by root itself: at 21,700 directories the full specs (an identifier, a
+    /// parent's and a reason text each, all thrown away there) took twice the memory, ~12 MB where the
+    /// layout and the qualified identifiers take ~6 MB (Benchmarks/README.md, session 13).
     public struct Layout: Sendable, Equatable {
         public struct Album: Sendable, Equatable {
             /// The directory, relative to the root.
