@@ -82,6 +82,16 @@ public final class Gazetteer: @unchecked Sendable {
         guard strings + slen == b.count, u32(24 + Self.cells * 4) == n else {
             throw fail("truncated or damaged (\(b.count) bytes; rebuild it with `make deps`)")
         }
+        // Each cell's records run from its offset to the next cell's: offsets that go back or past the
+        // records would read outside them (`forEach(near:)` trusts them).
+        var previous = 0
+        for cell in 0...Self.cells {
+            let at = u32(24 + cell * 4)
+            guard at >= previous, at <= n else {
+                throw fail("damaged: cell \(cell) starts at record \(at), outside \(previous)...\(n) (rebuild it with `make deps`)")
+            }
+            previous = at
+        }
         self.path = path
         bytes = b
         count = n

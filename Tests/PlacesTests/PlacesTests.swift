@@ -76,9 +76,10 @@ import Testing
         }
     }
 
-    /// A file of the right shape whose string offsets point past its end (damaged, or crafted): it opens
-    /// with empty texts instead of reading out of bounds; an empty file is refused.
-    @Test func damagedOffsetsReadAsNoText() throws {
+    /// A file of the right shape whose offsets point past its end (damaged, or crafted: `SHOEBOX_GAZETTEER`
+    /// names any file): a string offset reads as no text and a cell offset is refused, instead of reading
+    /// out of bounds; an empty file is refused.
+    @Test func damagedOffsetsAreNotFollowed() throws {
         let s = try TestScratch("gazetteer-offsets")
         let p = s.url.appendingPathComponent("odd.bin").path
         func le(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
@@ -94,6 +95,16 @@ import Testing
         #expect(g.place(at: 38.7, -9.1) == nil)
         FileManager.default.createFile(atPath: p, contents: Data())
         #expect(throws: GazetteerError.self) { try Gazetteer(contentsOf: p) }
+        // A cell whose records would start past the last record is refused, not followed.
+        var bad = b
+        bad.replaceSubrange((24 + 100 * 4)..<(24 + 101 * 4), with: le(7))
+        FileManager.default.createFile(atPath: p, contents: Data(bad))
+        do {
+            _ = try Gazetteer(contentsOf: p)
+            Issue.record("a gazetteer with a cell past its records was accepted")
+        } catch {
+            #expect(error.description.contains("cell 100"))
+        }
     }
 
     @Test func placesOnEachSideOfTheBorder() throws {
