@@ -438,6 +438,7 @@ public final class Ingestor: Sendable {
             ResourceLimits.mapLargeAllocations(from: Self.organizeMappedAllocationBytes)
             let o = try Organizer.run(
                 catalog, runID: runID, userSmartAlbums: options.userSmartAlbums, full: rederive || placesStale || neverOrganized || options.fullOrganize || fullOrganizeEnv)
+            if options.thumbnails != nil { ResourceLimits.mapLargeAllocations(from: Self.thumbnailsMappedAllocationBytes) }
             // Benchmarks/README.md: the organize stage's time on its own.
             if ProcessInfo.processInfo.environment["SHOEBOX_ORGANIZE_TIMING"] != nil {
                 let how = o.incremental ? "incremental, \(o.changedAssets) assets changed" : "full"
@@ -519,12 +520,17 @@ public final class Ingestor: Sendable {
     /// The writer's page cache while organize runs (`writerCacheKiB` otherwise): organize holds its own
     /// data meanwhile, and its writes walk the asset table in an order the cache does little for.
     static let organizeWriterCacheKiB = 8 * 1024
-    /// Organize's allocations of this size and more get mappings of their own (ResourceLimits.mapLargeAllocations):
-    /// at 100k files its peak RSS fell by 15–19 MiB (Benchmarks/README.md, session 11). The setting stays for
-    /// the thumbnails stage after it, whose decoded images it maps and unmaps one by one: on the corpus that
-    /// stage's peak fell from 483–567 to 379–385 MiB for 2–4 % more wall time (glibc's own threshold, once
-    /// raised, keeps every freed pixel buffer in the heaps).
-    static let organizeMappedAllocationBytes = 1 << 20
+    /// Organize's allocations of this size and more get mappings of their own (ResourceLimits.mapLargeAllocations),
+    /// returned whole when freed, until the run ends. At 1 MiB its peak RSS at 100k files fell by 15–19 MiB
+    /// (Benchmarks/README.md, session 11); at 128 KiB by 5–7 MiB more, in the same time, because each range of
+    /// days' rows, results and dictionaries no longer leave holes in the heaps that the next range cannot fill
+    /// (session 13: peak 115–116 → 108–111 MiB, six runs; 64 KiB gave the same as 128).
+    static let organizeMappedAllocationBytes = 128 << 10
+    /// The threshold for the thumbnails stage after organize (`ingest --thumbnails`), whose decoded images it
+    /// maps and unmaps one by one: on the corpus that stage's peak fell from 483–567 to 379–385 MiB for 2–4 %
+    /// more wall time (glibc's own threshold, once raised, keeps every freed pixel buffer in the heaps;
+    /// session 11). Measured at 1 MiB, so it stays there rather than at organize's 128 KiB.
+    static let thumbnailsMappedAllocationBytes = 1 << 20
     /// The writer's page cache while a first ingest walks with its indexes deferred: the inserts then go
     /// to the ends of their tables and of the path indexes, and only the hash and identifier indexes take
     /// pages at random places. At 100k files this runs as fast as 32 MiB with every index, in 20–25 MiB less
