@@ -69,10 +69,10 @@ public final class Gazetteer: @unchecked Sendable {
             throw GazetteerError(path: path, reason: "cannot be read")
         }
         func fail(_ reason: String) -> GazetteerError {
-            munmap(UnsafeMutableRawPointer(mutating: b.baseAddress), b.count)
+            Self.unmap(b)
             return GazetteerError(path: path, reason: reason)
         }
-        func u32(_ at: Int) -> Int { Int(b.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian) }
+        func u32(_ at: Int) -> Int { Int(Self.u32(b, at)) }
         guard b.count >= 24 + (Self.cells + 1) * 4, b.prefix(8).elementsEqual(Self.magic) else {
             throw fail("not a Shoebox gazetteer (rebuild it with `make deps`)")
         }
@@ -101,9 +101,7 @@ public final class Gazetteer: @unchecked Sendable {
         attribution = Self.string(b, strings + u32(20))
     }
 
-    deinit {
-        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
-    }
+    deinit { Self.unmap(bytes) }
 
     /// Where the gazetteer is looked for, first found wins: `$SHOEBOX_GAZETTEER`; `gazetteer.bin` next to
     /// the executable; `<prefix>/share/shoebox/gazetteer.bin` (prefix = the executable's folder's parent);
@@ -164,10 +162,18 @@ public final class Gazetteer: @unchecked Sendable {
         return UnsafeRawBufferPointer(start: p, count: size)
     }
 
+    /// Gives back a mapping `mapWhole` made.
+    static func unmap(_ b: UnsafeRawBufferPointer) {
+        if let base = b.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), b.count) }
+    }
+
     // MARK: Reading
 
-    @inline(__always) func u32(_ at: Int) -> UInt32 {
-        bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian
+    @inline(__always) func u32(_ at: Int) -> UInt32 { Self.u32(bytes, at) }
+
+    /// The little-endian 32-bit number at `at` (the file's one integer format).
+    @inline(__always) static func u32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
+        b.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian
     }
 
     static func string(_ b: UnsafeRawBufferPointer, _ at: Int) -> String {
