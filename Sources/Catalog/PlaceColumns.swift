@@ -155,23 +155,31 @@ extension Catalog {
             // Every row read here has `applyColumns`: whether all place columns are NULL (most rows of a first
             // organize: nothing to decode), then the columns.
             let applyColumns = "id, local_identifier, places_derived, COALESCE(\(AssetPlaceInfo.columns)) IS NULL, \(AssetPlaceInfo.columns)"
-            func apply(_ r: Row) throws {
-                let id: Int64 = r[0]
+            // What a row needs: nothing, the mark alone, or its columns, named by their place in `infos` (none:
+            // every column NULL), with a change record when the places step has seen the row before.
+            enum Write { case none, mark, set(Dictionary<String, AssetPlaceInfo>.Index?, record: (lid: String, props: [String])?) }
+            func decide(_ r: Row) -> Write {
                 let lid: String = r[1]
                 let derived: Bool = r[2]
                 let old = r[3] as Bool ? AssetPlaceInfo() : AssetPlaceInfo(row: r, at: 4)
-                let new = infos[lid] ?? AssetPlaceInfo()
-                let props = new.changedProperties(from: old)
-                guard !props.isEmpty else {
-                    if !derived { try markDerived.execute(arguments: [id]) }
-                    return
-                }
-                setAll.restart()
-                new.bind(into: &setAll)
-                setAll.int(id)
-                try setAll.run()
-                if derived { records.append(try Self.record(db, runID, "asset", lid, "updated", props)) }
+                let index = infos.index(forKey: lid)
+                let props = (index.map { infos[$0].value } ?? AssetPlaceInfo()).changedProperties(from: old)
+                guard !props.isEmpty else { return derived ? .none : .mark }
+                return .set(index, record: derived ? (lid, props) : nil)
             }
+            func write(_ id: Int64, _ w: Write) throws {
+                switch w {
+                case .none: return
+                case .mark: try markDerived.execute(arguments: [id])
+                case .set(let index, let record):
+                    setAll.restart()
+                    (index.map { infos[$0].value } ?? AssetPlaceInfo()).bind(into: &setAll)
+                    setAll.int(id)
+                    try setAll.run()
+                    if let record { records.append(try Self.record(db, runID, "asset", record.lid, "updated", record.props)) }
+                }
+            }
+            func apply(_ r: Row) throws { try write(r[0], decide(r)) }
             if let only {
                 let one = try db.cachedStatement(
                     sql: "SELECT \(applyColumns) FROM asset WHERE trashed_at IS NULL AND local_identifier = ?")
@@ -182,9 +190,18 @@ extension Catalog {
                 return records
             }
             if let condition {
-                for r in try Row.fetchAll(db, sql: "SELECT \(applyColumns) FROM asset WHERE trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments)) {
-                    try apply(r)
+                // Read through a cursor and written once it is done (no row is updated under a statement still
+                // stepping over the table): what is held meanwhile is each row's id and what it needs, where
+                // copied rows (every column, and GRDB's copy of the column names) were ~7 MB for a range of 20k
+                // rows at 100k files.
+                var writes: [(Int64, Write)] = []
+                let rows = try Row.fetchCursor(db, sql: "SELECT \(applyColumns) FROM asset WHERE trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments))
+                while let r = try rows.next() {
+                    let w = decide(r)
+                    if case .none = w { continue }
+                    writes.append((r[0], w))
                 }
+                for (id, w) in writes { try write(id, w) }
                 return records
             }
             // In batches by row id: memory stays one batch, and the rows updated are never ones a statement

@@ -44,13 +44,17 @@ public enum PlaceStage {
     }
 
     /// The place information of each row that has some, with this process's gazetteer (none without one).
-    static func derive(_ rows: [OrganizeRow]) -> [String: AssetPlaceInfo] {
+    static func derive(_ rows: [OrganizeRow], keeping keep: (String) -> Bool = { _ in true }) -> [String: AssetPlaceInfo] {
         guard case .success(let g) = gazetteer else { return [:] }
-        return derive(rows, gazetteer: g)
+        return derive(rows, gazetteer: g, keeping: keep)
     }
 
-    /// The place information of each row that has some (pure apart from the gazetteer and tzdata).
-    public static func derive(_ rows: [OrganizeRow], gazetteer: Gazetteer) -> [String: AssetPlaceInfo] {
+    /// The place information of each row that has some (pure apart from the gazetteer and tzdata). All rows
+    /// are inputs (a date without an offset borrows one from its neighbours); only those `keep` accepts are
+    /// in the result.
+    public static func derive(
+        _ rows: [OrganizeRow], gazetteer: Gazetteer, keeping keep: (String) -> Bool = { _ in true }
+    ) -> [String: AssetPlaceInfo] {
         var cameras = StringInterner()  // one string per camera or folder, not per asset
         let subjects = rows.map { r in
             let camera = camera(r, &cameras)
@@ -62,7 +66,7 @@ public enum PlaceStage {
         }
         let result = PlaceInference.run(subjects, gazetteer: gazetteer)
         var infos: [String: AssetPlaceInfo] = [:]
-        for (id, p) in result.places {
+        for (id, p) in result.places where keep(id) {
             var info = infos[id] ?? AssetPlaceInfo()
             info.placeID = p.place.geonameID
             info.placeName = p.place.name
@@ -72,7 +76,7 @@ public enum PlaceStage {
             info.placeReason = p.reason
             infos[id] = info
         }
-        for (id, z) in result.zones {
+        for (id, z) in result.zones where keep(id) {
             var info = infos[id] ?? AssetPlaceInfo()
             info.localDate = z.localDate
             info.timeZone = z.zone
