@@ -45,7 +45,11 @@ public final class FileWorkPool: @unchecked Sendable {
 
     public let limits: Limits
     fileprivate let cond = NSCondition()
-    private var queue: [Job] = []
+    /// Jobs in order; a slot is emptied when a worker takes its job, so that a finished job (its closures
+    /// hold the chunk's results: every file's report) is freed when it ends, not when the consumed prefix
+    /// is next compacted. Left in place, up to ~2,000 finished chunks' reports stayed alive: at 20k files,
+    /// 7 MB of result arrays and the facts they held at the end of the walk, in the worker threads' heaps.
+    private var queue: [Job?] = []
     private var head = 0
     private var healthy = 0  // workers not written off
     private var running = 0
@@ -273,7 +277,8 @@ public final class FileWorkPool: @unchecked Sendable {
                 cond.unlock()
                 return
             }
-            let job = queue[head]
+            guard let job = queue[head] else { preconditionFailure("a queued job was taken twice") }
+            queue[head] = nil
             head += 1
             if head > 1024 && head * 2 > queue.count {  // compact the consumed prefix
                 queue.removeFirst(head)
@@ -364,7 +369,7 @@ public final class FileWorkPool: @unchecked Sendable {
         }
         var drained: [Job] = []
         if healthy == 0 {
-            drained = Array(queue[head...])
+            drained = queue[head...].compactMap { $0 }
             queue.removeAll()
             head = 0
         }

@@ -521,8 +521,10 @@ public final class Ingestor: Sendable {
     static let commitBatchSeconds = 0.25
 
     /// The writer's page cache while organize runs (`writerCacheKiB` otherwise): organize holds its own
-    /// data meanwhile, and its writes walk the asset table in an order the cache does little for.
-    static let organizeWriterCacheKiB = 8 * 1024
+    /// data meanwhile, and its writes walk the asset table in an order the cache does little for. The places
+    /// step fills it at 100k files: 2 MiB against 8 gave a peak 3–9 MiB lower in the same time (three
+    /// interleaved pairs, session 14; session 13 saw no difference while larger allocations set the peak).
+    static let organizeWriterCacheKiB = 2 * 1024
     /// Organize's allocations of this size and more get mappings of their own (ResourceLimits.mapLargeAllocations),
     /// returned whole when freed, until the run ends. At 1 MiB its peak RSS at 100k files fell by 15–19 MiB
     /// (Benchmarks/README.md, session 11); at 128 KiB by 5–7 MiB more, in the same time, because each range of

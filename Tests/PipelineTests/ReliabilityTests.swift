@@ -267,6 +267,28 @@ import TestSupport
         #expect(pool.statistics.abandoned == 1)
     }
 
+    /// A finished job's results are the caller's alone: the pool keeps no reference to them while it lives
+    /// on (its queue held every finished job, with the reports its closures captured, until the consumed
+    /// part was next compacted: up to ~2,000 chunks of reports through a whole run).
+    @Test func aFinishedJobsResultsAreNotKeptByThePool() async throws {
+        final class Box: Sendable {}
+        let pool = FileWorkPool(FileWorkPool.Limits(width: 2, timeBudget: nil))
+        defer { pool.shutdown() }
+        weak var single: Box?
+        weak var batched: Box?
+        do {
+            let one = await pool.run({ _ in Box() }, abandoned: { _ in Box() }, skipped: { _ in Box() })
+            single = one
+            let many = await pool.runBatch(Array(0..<8), { _, _ in Box() }, abandoned: { _, _ in Box() }, skipped: { _, _ in Box() })
+            batched = many.last
+            #expect(single != nil && batched != nil)
+        }
+        // The worker drops the job just after delivering its results: give it a moment.
+        for _ in 0..<100 where single != nil || batched != nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(single == nil, "the pool still holds a single job's result")
+        #expect(batched == nil, "the pool still holds a batch's results")
+    }
+
     /// The pool on its own: a job that never returns is abandoned, its worker replaced; past `maxStuck`
     /// with no healthy worker left, jobs fail fast instead of waiting forever.
     @Test func thePoolAbandonsStuckJobsAndFailsFastWhenAllAreStuck() async throws {
