@@ -173,14 +173,15 @@ extension Catalog {
     }
 
     /// Replaces the stored collections of the given types with `collections` (matched by local identifier),
-    /// and the lists of the given list types with `lists`; records inserted/updated/deleted changes.
+    /// and the lists of the given list types with `lists`; records inserted/updated/deleted changes and
+    /// returns how many.
     @discardableResult
     public func storeCollections(
         _ collections: [CollectionSpec], replacing types: Set<AssetCollectionType>, lists: [CollectionListSpec],
         replacingLists listTypes: Set<CollectionListType>, runID: Int64?
-    ) throws(CatalogError) -> [ChangeRecord] {
+    ) throws(CatalogError) -> Int {
         try write { db in
-            var records: [ChangeRecord] = []
+            var records = 0  // change records written (only their number is wanted: 20k+ in a first organize)
             let typeList = types.map { String($0.rawValue) }.joined(separator: ",")
             var existing: [String: Row] = [:]
             if !types.isEmpty {
@@ -206,7 +207,8 @@ extension Catalog {
                     try db.cachedStatement(sql: "UPDATE collection SET title = ?, start_date = ?, end_date = ?, latitude = ?, longitude = ?, predicate = ?, subtype = ? WHERE id = ?")
                         .execute(arguments: [c.title, c.startDate, c.endDate, c.latitude, c.longitude, c.predicate, c.subtype.rawValue, cid])
                     if props.contains("assets") { try Self.setMembers(db, cid, members) }
-                    records.append(try Self.record(db, runID, "assetCollection", c.localIdentifier, "updated", props))
+                    _ = try Self.record(db, runID, "assetCollection", c.localIdentifier, "updated", props)
+                    records += 1
                 } else {
                     try db.cachedStatement(
                         sql: """
@@ -216,12 +218,14 @@ extension Catalog {
                     ).execute(
                         arguments: [c.localIdentifier, c.type.rawValue, c.subtype.rawValue, c.title, c.startDate, c.endDate, c.latitude, c.longitude, c.predicate])
                     try Self.setMembers(db, db.lastInsertedRowID, members)
-                    records.append(try Self.record(db, runID, "assetCollection", c.localIdentifier, "inserted", []))
+                    _ = try Self.record(db, runID, "assetCollection", c.localIdentifier, "inserted", [])
+                    records += 1
                 }
             }
             for (lid, r) in existing where !keep.contains(lid) {
                 try db.cachedStatement(sql: "DELETE FROM collection WHERE id = ?").execute(arguments: [r["id"] as Int64])
-                records.append(try Self.record(db, runID, "assetCollection", lid, "deleted", []))
+                _ = try Self.record(db, runID, "assetCollection", lid, "deleted", [])
+                records += 1
             }
             // Lists.
             if !listTypes.isEmpty {
@@ -240,16 +244,19 @@ extension Catalog {
                         if props.isEmpty { continue }
                         try db.cachedStatement(sql: "UPDATE collection_list SET title = ?, start_date = ?, end_date = ?, children = ? WHERE id = ?")
                             .execute(arguments: [l.title, l.startDate, l.endDate, children, old["id"] as Int64])
-                        records.append(try Self.record(db, runID, "collectionList", l.localIdentifier, "updated", props))
+                        _ = try Self.record(db, runID, "collectionList", l.localIdentifier, "updated", props)
+                        records += 1
                     } else {
                         try db.cachedStatement(sql: "INSERT INTO collection_list(local_identifier, type, subtype, title, start_date, end_date, children) VALUES (?, ?, ?, ?, ?, ?, ?)")
                             .execute(arguments: [l.localIdentifier, l.type.rawValue, l.subtype.rawValue, l.title, l.startDate, l.endDate, children])
-                        records.append(try Self.record(db, runID, "collectionList", l.localIdentifier, "inserted", []))
+                        _ = try Self.record(db, runID, "collectionList", l.localIdentifier, "inserted", [])
+                        records += 1
                     }
                 }
                 for (lid, r) in oldLists where !keepLists.contains(lid) {
                     try db.cachedStatement(sql: "DELETE FROM collection_list WHERE id = ?").execute(arguments: [r["id"] as Int64])
-                    records.append(try Self.record(db, runID, "collectionList", lid, "deleted", []))
+                    _ = try Self.record(db, runID, "collectionList", lid, "deleted", [])
+                    records += 1
                 }
             }
             return records

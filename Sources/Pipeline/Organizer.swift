@@ -108,7 +108,7 @@ public enum Organizer {
         }
         summary.records += try catalog.storeCollections(
             collections, replacing: [.moment, .album, .smartAlbum], lists: lists, replacingLists: [.momentList, .folder], runID: runID
-        ).count
+        )
         step("store")
         try catalog.recordOrganizeInputs(changes == nil ? nil : touched.sorted())
         step("record")
