@@ -158,12 +158,13 @@ extension Catalog {
             // What a row needs: nothing, the mark alone, or its columns, named by their place in `infos` (none:
             // every column NULL), with a change record when the places step has seen the row before.
             enum Write { case none, mark, set(Dictionary<String, AssetPlaceInfo>.Index?, record: (lid: String, props: [String])?) }
+            func info(_ index: Dictionary<String, AssetPlaceInfo>.Index?) -> AssetPlaceInfo { index.map { infos[$0].value } ?? AssetPlaceInfo() }
             func decide(_ r: Row) -> Write {
                 let lid: String = r[1]
                 let derived: Bool = r[2]
                 let old = r[3] as Bool ? AssetPlaceInfo() : AssetPlaceInfo(row: r, at: 4)
                 let index = infos.index(forKey: lid)
-                let props = (index.map { infos[$0].value } ?? AssetPlaceInfo()).changedProperties(from: old)
+                let props = info(index).changedProperties(from: old)
                 guard !props.isEmpty else { return derived ? .none : .mark }
                 return .set(index, record: derived ? (lid, props) : nil)
             }
@@ -173,7 +174,7 @@ extension Catalog {
                 case .mark: try markDerived.execute(arguments: [id])
                 case .set(let index, let record):
                     setAll.restart()
-                    (index.map { infos[$0].value } ?? AssetPlaceInfo()).bind(into: &setAll)
+                    info(index).bind(into: &setAll)
                     setAll.int(id)
                     try setAll.run()
                     if let record { records.append(try Self.record(db, runID, "asset", record.lid, "updated", record.props)) }
