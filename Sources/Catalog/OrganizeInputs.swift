@@ -126,19 +126,23 @@ extension Catalog {
     /// order of the assets' local identifiers (bytewise: the identifiers are ASCII, so as Swift orders them),
     /// which the segmenter keeps for assets taken at the same instant; the identifiers themselves are not
     /// read (a string per asset is memory a large library does not need to spend here).
+    /// `expecting` is told first how many rows follow (in the same read), so a caller can size its array once.
     public func momentInputs(
+        expecting: (Int) -> Void = { _ in },
         _ body: (_ assetID: Int64, _ date: AssetDate, _ latitude: Double?, _ longitude: Double?, _ place: String?) -> Void
     )
         throws(CatalogError)
     {
         try read { db in
             var places = StringInterner()
+            let dated = "trashed_at IS NULL AND (local_date IS NOT NULL OR creation_date IS NOT NULL)"
+            expecting(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset WHERE \(dated)") ?? 0)
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT id, coalesce(local_date, creation_date),
                         CASE WHEN local_date IS NULL THEN creation_offset ELSE local_offset END, latitude, longitude, place_name
-                    FROM asset WHERE trashed_at IS NULL AND (local_date IS NOT NULL OR creation_date IS NOT NULL)
+                    FROM asset WHERE \(dated)
                     ORDER BY local_identifier
                     """)
             while let r = try rows.next() {

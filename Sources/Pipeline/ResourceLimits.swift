@@ -59,7 +59,10 @@ public enum ResourceLimits {
     }
 
     /// Hands memory that malloc holds but nothing uses back to the system (glibc's `malloc_trim`), e.g.
-    /// the probe's buffers once every file is probed; elsewhere it does nothing.
+    /// the probe's buffers once every file is probed, and what each organize step freed before the next
+    /// builds its own: glibc gives back only the free space at the top of a heap, so the free chunks
+    /// between live ones stayed resident (at 100k files, mid-moments, the heaps held 80 MB of which 13.5 MB
+    /// were in use). Elsewhere it does nothing.
     public static func releaseFreeMemory() {
         typealias MallocTrim = @convention(c) (Int) -> Int32
         if let f = glibcFunction("malloc_trim", as: MallocTrim.self) { _ = f(0) }

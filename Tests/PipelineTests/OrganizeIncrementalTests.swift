@@ -153,4 +153,27 @@ import Testing
             try catalog.findAsset("other/" + frames[1])?.asset.representsBurst == true,
             "the earliest frame left represents the burst")
     }
+
+    /// The moment step sizes its array from the count `momentInputs` announces first: that count is exactly
+    /// the rows it then delivers, the dated live assets (a trashed one left out).
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func momentInputsAnnounceTheRowsTheyDeliver() async throws {
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        let files = Corpus.mediaFiles().filter { $0.hasPrefix("osxphotos/media_types/") }.prefix(12)
+        try Self.link(Array(files), into: tree)
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog)
+        try FileManager.default.removeItem(at: tree.appendingPathComponent(files.first!))
+        _ = try await Self.ingest(tree.path, catalog)
+        let dated = Int(
+            try SQLiteFiles.strings(
+                s.catalogPath, "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND coalesce(local_date, creation_date) IS NOT NULL"
+            ).first ?? "") ?? -1
+        let all = Int(try SQLiteFiles.strings(s.catalogPath, "SELECT COUNT(*) FROM asset").first ?? "") ?? -1
+        #expect(dated >= 5 && all > dated, "the tree has dated assets, and a trashed one (\(all) assets, \(dated) dated and live)")
+        var announced: [Int] = [], delivered = 0
+        try catalog.momentInputs(expecting: { announced.append($0) }) { _, _, _, _, _ in delivered += 1 }
+        #expect(announced == [dated] && delivered == dated)
+    }
 }
