@@ -327,8 +327,9 @@ public enum Organizer {
     /// fewer rows at once).
     static let placeChunkAssets = 2500
 
-    /// Every dated asset, in ranges of about `placeChunkAssets` (memory: one range and its neighbours), then the undated ones.
-    static func fullPlaces(_ catalog: Catalog, runID: Int64?, summary: inout Summary) throws {
+    /// Every dated asset, in ranges of about `chunk` assets (memory: one range and its neighbours), then the
+    /// undated ones; a `chunk` of 0 makes each day a range (tests).
+    static func fullPlaces(_ catalog: Catalog, runID: Int64?, summary: inout Summary, chunk: Int = placeChunkAssets) throws {
         var first: String?, last = "", n = 0
         func flush() throws {
             guard let f = first else { return }
@@ -346,7 +347,7 @@ public enum Organizer {
         // A range ends where the next day is more than `placeReachDays` days on (its neighbours read are then
         // its own assets only), or, in a library dense with days, at 4 × `placeChunkAssets` anyway.
         for (day, count) in try catalog.organizeDays() {
-            if n >= placeChunkAssets, n >= 4 * placeChunkAssets || (shiftDay(last, placeReachDays + 1).map { $0 <= day } ?? true) { try flush() }
+            if n >= chunk, n >= 4 * chunk || (shiftDay(last, placeReachDays + 1).map { $0 <= day } ?? true) { try flush() }
             if first == nil { first = day }
             last = day
             n += count

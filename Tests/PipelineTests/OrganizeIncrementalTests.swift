@@ -176,4 +176,45 @@ import Testing
         try catalog.momentInputs(expecting: { announced.append($0) }) { _, _, _, _, _ in delivered += 1 }
         #expect(announced == [dated] && delivered == dated)
     }
+
+    /// The places step derives a range of days at a time, with its neighbouring days as inputs: the ranges'
+    /// size changes nothing stored. Ranges as small as they get (a day each) and one range of everything
+    /// give the same place, zone and local date columns and history records, on the corpus and a photo
+    /// that borrows its zone across midnight (it fails when a range reads its own days only).
+    @Test(
+        .enabled(
+            if: Corpus.isAvailable && GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"),
+            "needs the corpus, the gazetteer and exiftool"))
+    func placeRangesOfAnySizeStoreTheSame() async throws {
+        try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        try Self.link(Corpus.mediaFiles(), into: tree)
+        let border = Corpus.fixtures.appendingPathComponent("generated/places/border")
+        for (name, to, date) in [("elvas.jpg", "x/anchor.jpg", "2023:07:01 23:30:00"), ("elvas-nogps.jpg", "y/after-midnight.jpg", "2023:07:02 00:50:00")] {
+            let target = tree.appendingPathComponent(to)
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: border.appendingPathComponent(name), to: target)
+            let r = try Subprocess.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-AllDates=" + date, target.path])
+            try #require(r.status == 0, "exiftool: \(r.stderr)")
+        }
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog, organize: false)
+        let wholePath = s.url.appendingPathComponent("whole.sqlite").path
+        try catalog.copy(to: wholePath)
+        let whole = try Catalog(path: wholePath)
+        let t = try Self.token(s.catalogPath)
+        var small = Organizer.Summary(), one = Organizer.Summary()
+        try Organizer.fullPlaces(catalog, runID: nil, summary: &small, chunk: 0)
+        try Organizer.fullPlaces(whole, runID: nil, summary: &one, chunk: 1 << 30)
+        let borrowed = try #require(try catalog.findAsset("y/after-midnight.jpg"))
+        #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate?.description == "2023-07-02T00:50:00+01:00")
+        #expect(small.places == one.places && small.zones == one.zones && small.records == one.records)
+        #expect(one.places > 0 && one.zones > 0, "the corpus has assets with places and zones (\(one.places), \(one.zones))")
+        let a = try OrganizeState.read(s.catalogPath, after: t), b = try OrganizeState.read(wholePath, after: t)
+        for key in a.keys.sorted() {
+            let x = a[key] ?? [], y = b[key] ?? []
+            #expect(x == y, "\(key): a range a day \(x.count), one range \(y.count); first differences: \(Array(x.difference(from: y).prefix(4)))")
+        }
+    }
 }
