@@ -182,6 +182,10 @@ extension Catalog {
     ) throws(CatalogError) -> Int {
         try write { db in
             var records = 0  // change records written (only their number is wanted: 20k+ in a first organize)
+            func record(_ type: String, _ lid: String, _ change: String, _ props: [String] = []) throws {
+                _ = try Self.record(db, runID, type, lid, change, props)
+                records += 1
+            }
             let typeList = types.map { String($0.rawValue) }.joined(separator: ",")
             var existing: [String: Row] = [:]
             if !types.isEmpty {
@@ -207,8 +211,7 @@ extension Catalog {
                     try db.cachedStatement(sql: "UPDATE collection SET title = ?, start_date = ?, end_date = ?, latitude = ?, longitude = ?, predicate = ?, subtype = ? WHERE id = ?")
                         .execute(arguments: [c.title, c.startDate, c.endDate, c.latitude, c.longitude, c.predicate, c.subtype.rawValue, cid])
                     if props.contains("assets") { try Self.setMembers(db, cid, members) }
-                    _ = try Self.record(db, runID, "assetCollection", c.localIdentifier, "updated", props)
-                    records += 1
+                    try record("assetCollection", c.localIdentifier, "updated", props)
                 } else {
                     try db.cachedStatement(
                         sql: """
@@ -218,14 +221,12 @@ extension Catalog {
                     ).execute(
                         arguments: [c.localIdentifier, c.type.rawValue, c.subtype.rawValue, c.title, c.startDate, c.endDate, c.latitude, c.longitude, c.predicate])
                     try Self.setMembers(db, db.lastInsertedRowID, members)
-                    _ = try Self.record(db, runID, "assetCollection", c.localIdentifier, "inserted", [])
-                    records += 1
+                    try record("assetCollection", c.localIdentifier, "inserted")
                 }
             }
             for (lid, r) in existing where !keep.contains(lid) {
                 try db.cachedStatement(sql: "DELETE FROM collection WHERE id = ?").execute(arguments: [r["id"] as Int64])
-                _ = try Self.record(db, runID, "assetCollection", lid, "deleted", [])
-                records += 1
+                try record("assetCollection", lid, "deleted")
             }
             // Lists.
             if !listTypes.isEmpty {
@@ -244,19 +245,16 @@ extension Catalog {
                         if props.isEmpty { continue }
                         try db.cachedStatement(sql: "UPDATE collection_list SET title = ?, start_date = ?, end_date = ?, children = ? WHERE id = ?")
                             .execute(arguments: [l.title, l.startDate, l.endDate, children, old["id"] as Int64])
-                        _ = try Self.record(db, runID, "collectionList", l.localIdentifier, "updated", props)
-                        records += 1
+                        try record("collectionList", l.localIdentifier, "updated", props)
                     } else {
                         try db.cachedStatement(sql: "INSERT INTO collection_list(local_identifier, type, subtype, title, start_date, end_date, children) VALUES (?, ?, ?, ?, ?, ?, ?)")
                             .execute(arguments: [l.localIdentifier, l.type.rawValue, l.subtype.rawValue, l.title, l.startDate, l.endDate, children])
-                        _ = try Self.record(db, runID, "collectionList", l.localIdentifier, "inserted", [])
-                        records += 1
+                        try record("collectionList", l.localIdentifier, "inserted")
                     }
                 }
                 for (lid, r) in oldLists where !keepLists.contains(lid) {
                     try db.cachedStatement(sql: "DELETE FROM collection_list WHERE id = ?").execute(arguments: [r["id"] as Int64])
-                    _ = try Self.record(db, runID, "collectionList", lid, "deleted", [])
-                    records += 1
+                    try record("collectionList", lid, "deleted")
                 }
             }
             return records

@@ -20,6 +20,19 @@ import Testing
         }
     }
 
+    /// Copies of the generated border photos (Fixtures: `generated/places/border`) at paths in `tree`, each
+    /// given its capture date (`YYYY:MM:DD HH:MM:SS`, no offset) by exiftool.
+    static func placeBorderPhotos(_ photos: [(fixture: String, path: String, date: String)], in tree: URL) throws {
+        let border = Corpus.fixtures.appendingPathComponent("generated/places/border")
+        for (name, to, date) in photos {
+            let target = tree.appendingPathComponent(to)
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: border.appendingPathComponent(name), to: target)
+            let r = try Subprocess.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-AllDates=" + date, target.path])
+            try #require(r.status == 0, "exiftool: \(r.stderr)")
+        }
+    }
+
     static func token(_ path: String) throws -> Int64 {
         Int64(try SQLiteFiles.strings(path, "SELECT ifnull(MAX(token), 0) FROM change").first ?? "") ?? 0
     }
@@ -107,18 +120,12 @@ import Testing
         try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
         let s = try IngestTests.Scratch()
         let tree = s.url.appendingPathComponent("tree")
-        let border = Corpus.fixtures.appendingPathComponent("generated/places/border")
-        for (name, to, date) in [
-            ("elvas.jpg", "a/anchor.jpg", "2023:07:01 23:30:00"),
-            ("elvas-nogps.jpg", "b/after-midnight.jpg", "2023:07:02 00:50:00"),
-            ("badajoz.jpg", "c/other.jpg", "2023:07:05 10:00:00"),
-        ] {
-            let target = tree.appendingPathComponent(to)
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: border.appendingPathComponent(name), to: target)
-            let r = try Subprocess.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-AllDates=" + date, target.path])
-            try #require(r.status == 0, "exiftool: \(r.stderr)")
-        }
+        try Self.placeBorderPhotos(
+            [
+                ("elvas.jpg", "a/anchor.jpg", "2023:07:01 23:30:00"),
+                ("elvas-nogps.jpg", "b/after-midnight.jpg", "2023:07:02 00:50:00"),
+                ("badajoz.jpg", "c/other.jpg", "2023:07:05 10:00:00"),
+            ], in: tree)
         let catalog = try Catalog(path: s.catalogPath)
         _ = try await Self.ingest(tree.path, catalog)
         let borrowed = try #require(try catalog.findAsset("b/after-midnight.jpg"))
@@ -190,14 +197,8 @@ import Testing
         let s = try IngestTests.Scratch()
         let tree = s.url.appendingPathComponent("tree")
         try Self.link(Corpus.mediaFiles(), into: tree)
-        let border = Corpus.fixtures.appendingPathComponent("generated/places/border")
-        for (name, to, date) in [("elvas.jpg", "x/anchor.jpg", "2023:07:01 23:30:00"), ("elvas-nogps.jpg", "y/after-midnight.jpg", "2023:07:02 00:50:00")] {
-            let target = tree.appendingPathComponent(to)
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: border.appendingPathComponent(name), to: target)
-            let r = try Subprocess.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-AllDates=" + date, target.path])
-            try #require(r.status == 0, "exiftool: \(r.stderr)")
-        }
+        try Self.placeBorderPhotos(
+            [("elvas.jpg", "x/anchor.jpg", "2023:07:01 23:30:00"), ("elvas-nogps.jpg", "y/after-midnight.jpg", "2023:07:02 00:50:00")], in: tree)
         let catalog = try Catalog(path: s.catalogPath)
         _ = try await Self.ingest(tree.path, catalog, organize: false)
         let wholePath = s.url.appendingPathComponent("whole.sqlite").path
