@@ -318,12 +318,23 @@ public final class Catalog: Sendable {
     /// Folders at or below `path` that hold file rows, whatever root they belong to (to find folders that
     /// vanished whole below the folder an ingest walked).
     public func directories(under path: String) throws(CatalogError) -> [String] {
+        try directories(under: path) { _ in true }
+    }
+
+    /// The directories at or under `path` that `keep` accepts, in order. Read through a cursor: only the
+    /// kept ones are held (the ingest asks for the few its walk did not reach, among 21.7k at 100k files).
+    public func directories(under path: String, where keep: (String) -> Bool) throws(CatalogError) -> [String] {
         let prefix = path == "/" ? "/" : path + "/"
         // `dir >= prefix AND dir < prefix + U+FFFF` is a range on the dir index, unlike LIKE.
         return try read { db in
-            try String.fetchAll(
+            var kept: [String] = []
+            let dirs = try String.fetchCursor(
                 db, sql: "SELECT DISTINCT dir FROM file WHERE dir = ? OR (dir >= ? AND dir < ?) ORDER BY dir",
                 arguments: [path, prefix, prefix + "\u{FFFF}"])
+            while let d = try dirs.next() {
+                if keep(d) { kept.append(d) }
+            }
+            return kept
         }
     }
 

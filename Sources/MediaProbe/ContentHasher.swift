@@ -155,3 +155,15 @@ final class BufferPool: Sendable {
         return try body(owned.buffer)
     }
 }
+
+/// The XXH3-128 digest of a name, for sets of many names held in 16 bytes each (`PathSet`).
+public struct NameDigest: Hashable, Sendable {
+    public let high: UInt64
+    public let low: UInt64
+
+    public init(_ name: String) {
+        var name = name
+        let h = name.withUTF8 { b in XXH3_128bits(b.baseAddress, b.count) }
+        (high, low) = (h.high64, h.low64)
+    }
+}

@@ -235,7 +235,7 @@ public final class Ingestor: Sendable {
         if deferredIndexes { catalog.setWriterCache(kib: Self.firstIngestWriterCacheKiB) }
         defer { if deferredIndexes { _ = try? catalog.buildDeferredIndexes() } }
         let writer = CommitWriter(catalog: catalog)
-        var visitedAll = Set<String>()
+        var visitedAll = PathSet()
         var staleFacts = 0
         rootLoop: for root in roots {
             if summary.interrupted { break rootLoop }
@@ -245,7 +245,7 @@ public final class Ingestor: Sendable {
             let rootDir = Self.enclosingRoot(of: walkedDir, known: knownRoots) ?? walkedDir
             var walker = FolderWalker(roots: [root], crawler: options.crawler, own: own)
             walker.shard = options.shard
-            var visited = Set<String>()
+            var visited = PathSet()
             defer { visitedAll.formUnion(visited) }
             var unreadable: [String] = []  // folders that could not be listed: what is below them is kept
             var pendingDirs: [String] = []  // known folders that vanished whole
@@ -269,7 +269,7 @@ public final class Ingestor: Sendable {
                     if lookahead.isEmpty {
                         var batches: [FolderBatch] = []
                         if goneFirst == nil {
-                            let gone = partial ? [] : try catalog.directories(under: walkedDir).filter(Crawler.isMissingDirectory)
+                            let gone = partial ? [] : try catalog.directories(under: walkedDir, where: Crawler.isMissingDirectory)
                             visited.formUnion(gone)
                             goneFirst = gone.reversed()
                         }
@@ -282,7 +282,7 @@ public final class Ingestor: Sendable {
                         if batches.isEmpty && !vanishedDone && !summary.interrupted {
                             vanishedDone = true
                             if !partial {
-                                pendingDirs = try catalog.directories(under: walkedDir).filter { d in
+                                pendingDirs = try catalog.directories(under: walkedDir) { d in
                                     !visited.contains(d) && !unreadable.contains { d.hasPrefix($0) }
                                 }.reversed()
                             }
@@ -380,6 +380,7 @@ public final class Ingestor: Sendable {
         }
         if deferredIndexes {
             if !summary.interrupted { enter(.indexes) }
+            catalog.setWriterCache(kib: Self.indexBuildCacheKiB)
             try catalog.buildDeferredIndexes()
             catalog.setWriterCache(kib: nil)
         }
@@ -412,9 +413,9 @@ public final class Ingestor: Sendable {
                 summary.notes.append("\(r.keptFolders.count) folders outside the roots kept their judgements: some files there have no current facts (ingest them to probe again)")
             }
         }
-        // Every walked folder's name (21.7k at 100k files, ~1.7 MB) is not needed past this point: not held
+        // Every walked folder (21.7k at 100k files, ~0.5 MB as digests) is not needed past this point: not held
         // through organize.
-        visitedAll = []
+        visitedAll = PathSet()
         if storedRules == nil || rederive { try catalog.setMetaValue("rules_version", String(options.rules.version)) }
         enter(.finish)
         let records0 = try catalog.finishRun(
@@ -536,6 +537,12 @@ public final class Ingestor: Sendable {
     /// more wall time (glibc's own threshold, once raised, keeps every freed pixel buffer in the heaps;
     /// session 11). Measured at 1 MiB, so it stays there rather than at organize's 128 KiB.
     static let thumbnailsMappedAllocationBytes = 1 << 20
+    /// The writer's page cache while the deferred indexes are built, which also bounds the memory SQLite
+    /// sorts each index in before it spills sorted runs to a temporary file (the larger of the cache and
+    /// 250 pages). At 8 MiB the index build was the peak of a 100k-file first ingest: the sorter's 8.4 MB
+    /// (heaptrack) beside the cache's full 8 MiB; at 2 MiB it is below the walk, in the same time (0.48–0.64 s
+    /// at 100k files; Benchmarks/README.md, session 16).
+    static let indexBuildCacheKiB = 2 * 1024
     /// The writer's page cache while a first ingest walks with its indexes deferred: the inserts then go
     /// to the ends of their tables and of the path indexes, and only the hash and identifier indexes take
     /// pages at random places. At 100k files this runs as fast as 32 MiB with every index, in 20–25 MiB less
@@ -785,7 +792,7 @@ public final class Ingestor: Sendable {
     /// roots offline. Folders in `except` (already derived by the running ingest) are left out. Folders are
     /// derived in parallel (decode facts, classify, assemble: pure) and committed in order; a folder that
     /// derives to what it was (its digest in `folder_digest`) is not written.
-    public func rederiveStored(runID: Int64, except: Set<String> = [], into s: inout RederiveSummary) throws {
+    public func rederiveStored(runID: Int64, except: PathSet = PathSet(), into s: inout RederiveSummary) throws {
         let rules = options.rules
         let folders = try catalog.folders().filter { !except.contains($0.dir) }
         let digests = try catalog.folderDigests()

@@ -292,3 +292,38 @@ extension HashModeTests {
         #expect(all.allSatisfy { !$0.isTrashed })
     }
 }
+
+extension HashModeTests {
+    /// The catalog's folders a walk no longer reaches (here: excluded, still on disk) are the ones whose
+    /// assets vanish, wherever they sort among the folders it does reach; the walked folders are told apart
+    /// by their digests (`PathSet`), and only the unreached are read back from the catalog.
+    @Test func onlyTheFoldersTheWalkNoLongerReachesVanish() async throws {
+        let s = try Scratch()
+        for (k, rel) in ["a/1.jpg", "b/2.jpg", "b/sub/3.jpg", "c/4.jpg", "é/5.jpg", "z/6.jpg"].enumerated() {
+            try s.write(rel, Self.jpeg(size: 100_000, seed: k + 1))
+        }
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(s.root, catalog, mode: .full)
+        var o = IngestOptions(roots: [s.root], concurrency: 2)
+        o.organize = false
+        o.crawler.exclude = [try GlobPattern("b")]
+        let summary = try await Ingestor(options: o, catalog: catalog).run()
+        let all = try catalog.allAssets(includeTrashed: true)
+        #expect(all.count == 6)
+        #expect(Set(all.filter(\.isTrashed).map(\.asset.id)) == ["b/2.jpg", "b/sub/3.jpg"])
+        #expect(summary.deleted == 2)
+    }
+
+    @Test func pathSetsTellPathsByTheirBytes() {
+        var set = PathSet()
+        set.formUnion(["/p/a", "/p/ab", "/p/caf\u{E9}"])
+        #expect(set.contains("/p/a") && set.contains("/p/ab") && set.contains("/p/caf\u{E9}"))
+        #expect(!set.contains("/p") && !set.contains("/p/a/") && !set.contains("/p/b"))
+        // Two spellings Swift's String compares equal are two names on a Linux file system.
+        #expect(!set.contains("/p/cafe\u{301}"))
+        var other = PathSet()
+        other.insert("/q")
+        set.formUnion(other)
+        #expect(set.contains("/q") && set.count == 4)
+    }
+}
