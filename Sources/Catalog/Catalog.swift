@@ -315,14 +315,10 @@ public final class Catalog: Sendable {
     ]
     static let fileColumns = fileColumnNames.joined(separator: ", ")
 
-    /// Folders at or below `path` that hold file rows, whatever root they belong to (to find folders that
-    /// vanished whole below the folder an ingest walked).
-    public func directories(under path: String) throws(CatalogError) -> [String] {
-        try directories(under: path) { _ in true }
-    }
-
-    /// The directories at or under `path` that `keep` accepts, in order. Read through a cursor: only the
-    /// kept ones are held (the ingest asks for the few its walk did not reach, among 21.7k at 100k files).
+    /// Folders at or below `path` that hold file rows, whatever root they belong to, and that `keep` accepts,
+    /// in order (to find folders that vanished whole below the folder an ingest walked). Read through a
+    /// cursor: only the kept ones are held (the ingest asks for the few its walk did not reach, among 21.7k
+    /// at 100k files).
     public func directories(under path: String, where keep: (String) -> Bool) throws(CatalogError) -> [String] {
         let prefix = path == "/" ? "/" : path + "/"
         // `dir >= prefix AND dir < prefix + U+FFFF` is a range on the dir index, unlike LIKE.

@@ -57,7 +57,7 @@ public enum Organizer {
         // organize):
         // - Albums and folders depend on the assets' paths alone, which nothing here changes. They are built
         //   first and stored at once, in a transaction of their own: the 21.7k albums of 100k files are then
-        //   not held through places and moments (~4 MiB of organize's peak), and their writing overlaps
+        //   not held through places and moments (1-5 MiB of organize's peak), and their writing overlaps
         //   places instead of lengthening the store (Benchmarks/README.md, session 16).
         // - Bursts read the assets' own dates, names and cameras and write burst columns; places and moments
         //   read and write other columns. They are joined before the store.
