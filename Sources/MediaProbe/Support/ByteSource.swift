@@ -84,7 +84,14 @@ public final class FileSource: ByteSource {
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             throw ProbeError(.notRegularFile, "not a regular file (\(FileSource.describeMode(st.st_mode)))")
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        // Reading leaves the source's access time as it was (O_NOATIME), where the kernel allows it: to the
+        // file's owner, and to root. Sources are read-only to Shoebox, their metadata too, and on a
+        // `relatime` mount the first read of a file whose access time is older than its change or a day
+        // would otherwise write its inode back: once for every file of a first ingest.
+        let flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
+        let keepAccessTime = st.st_uid == geteuid() || geteuid() == 0
+        var fd = open(path, flags | (keepAccessTime ? Self.noAccessTimeFlag : 0))
+        if fd < 0 && errno == EPERM && keepAccessTime { fd = open(path, flags) }  // a file system that refuses it
         guard fd >= 0 else {
             throw ProbeError(.unreadable, "open failed: \(String(cString: strerror(errno)))", function: "open")
         }
@@ -110,6 +117,16 @@ public final class FileSource: ByteSource {
     }
 
     deinit { close(fd) }
+
+    /// Linux's `O_NOATIME` (the generic value, that of every architecture Swift runs on; Glibc's module
+    /// leaves it out, as it needs `_GNU_SOURCE`); 0 elsewhere.
+    static var noAccessTimeFlag: Int32 {
+        #if os(Linux)
+            return 0o1000000
+        #else
+            return 0
+        #endif
+    }
 
     public func read(at offset: UInt64, count: Int) throws(ProbeError) -> [UInt8] {
         guard count > 0, offset < size else { return [] }
