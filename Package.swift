@@ -123,7 +123,7 @@ let package = Package(
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Organize", "PhotoModel", "TestSupport"]),
         .testTarget(
             name: "CatalogTests",
-            dependencies: ["Catalog", "TestSupport"]),
+            dependencies: ["Catalog", "PhotoModel", "TestSupport"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "Assemble", "Catalog", "Derivatives", "TestSupport"],

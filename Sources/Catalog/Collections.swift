@@ -187,10 +187,14 @@ extension Catalog {
                 records += 1
             }
             let typeList = types.map { String($0.rawValue) }.joined(separator: ",")
-            var existing: [String: Row] = [:]
+            // What is compared of each stored collection, read through a cursor (not every column of every
+            // row as a `Row`, names included: 21.7k albums and the moments at 100k files).
+            var existing: [String: ComparedCollection] = [:]
             if !types.isEmpty {
-                for r in try Row.fetchAll(db, sql: "SELECT * FROM collection WHERE transient = 0 AND type IN (\(typeList))") {
-                    existing[r["local_identifier"]] = r
+                let rows = try Row.fetchCursor(
+                    db, sql: "SELECT local_identifier, id, title, start_date, end_date, predicate FROM collection WHERE transient = 0 AND type IN (\(typeList))")
+                while let r = try rows.next() {
+                    existing[r[0]] = ComparedCollection(id: r[1], title: r[2], startDate: r[3], endDate: r[4], predicate: r[5])
                 }
             }
             var keep = Set<String>()
@@ -198,11 +202,11 @@ extension Catalog {
                 keep.insert(c.localIdentifier)
                 let members = c.members
                 if let old = existing[c.localIdentifier] {
-                    let cid: Int64 = old["id"]
+                    let cid = old.id
                     var props: [String] = []
-                    if (old["title"] as String?) != c.title { props.append("localizedTitle") }
-                    if (old["start_date"] as String?) != c.startDate || (old["end_date"] as String?) != c.endDate { props.append("dates") }
-                    if (old["predicate"] as String?) != c.predicate { props.append("predicate") }
+                    if old.title != c.title { props.append("localizedTitle") }
+                    if old.startDate != c.startDate || old.endDate != c.endDate { props.append("dates") }
+                    if old.predicate != c.predicate { props.append("predicate") }
                     var read = try Binder(db, "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position")
                     read.int(cid)
                     let oldMembers = try read.allInts()
@@ -224,27 +228,31 @@ extension Catalog {
                     try record("assetCollection", c.localIdentifier, "inserted")
                 }
             }
-            for (lid, r) in existing where !keep.contains(lid) {
-                try db.cachedStatement(sql: "DELETE FROM collection WHERE id = ?").execute(arguments: [r["id"] as Int64])
+            for (lid, old) in existing where !keep.contains(lid) {
+                try db.cachedStatement(sql: "DELETE FROM collection WHERE id = ?").execute(arguments: [old.id])
                 try record("assetCollection", lid, "deleted")
             }
             // Lists.
             if !listTypes.isEmpty {
                 let lt = listTypes.map { String($0.rawValue) }.joined(separator: ",")
-                var oldLists: [String: Row] = [:]
-                for r in try Row.fetchAll(db, sql: "SELECT * FROM collection_list WHERE type IN (\(lt))") { oldLists[r["local_identifier"]] = r }
+                var oldLists: [String: ComparedCollection] = [:]
+                let rows = try Row.fetchCursor(
+                    db, sql: "SELECT local_identifier, id, title, start_date, end_date, children FROM collection_list WHERE type IN (\(lt))")
+                while let r = try rows.next() {
+                    oldLists[r[0]] = ComparedCollection(id: r[1], title: r[2], startDate: r[3], endDate: r[4], children: r[5])
+                }
                 var keepLists = Set<String>()
                 for l in lists {
                     keepLists.insert(l.localIdentifier)
                     let children = l.children.joined(separator: "\n")
                     if let old = oldLists[l.localIdentifier] {
                         var props: [String] = []
-                        if (old["title"] as String?) != l.title { props.append("localizedTitle") }
-                        if (old["start_date"] as String?) != l.startDate || (old["end_date"] as String?) != l.endDate { props.append("dates") }
-                        if (old["children"] as String?) != children { props.append("collections") }
+                        if old.title != l.title { props.append("localizedTitle") }
+                        if old.startDate != l.startDate || old.endDate != l.endDate { props.append("dates") }
+                        if old.children != children { props.append("collections") }
                         if props.isEmpty { continue }
                         try db.cachedStatement(sql: "UPDATE collection_list SET title = ?, start_date = ?, end_date = ?, children = ? WHERE id = ?")
-                            .execute(arguments: [l.title, l.startDate, l.endDate, children, old["id"] as Int64])
+                            .execute(arguments: [l.title, l.startDate, l.endDate, children, old.id])
                         try record("collectionList", l.localIdentifier, "updated", props)
                     } else {
                         try db.cachedStatement(sql: "INSERT INTO collection_list(local_identifier, type, subtype, title, start_date, end_date, children) VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -252,13 +260,23 @@ extension Catalog {
                         try record("collectionList", l.localIdentifier, "inserted")
                     }
                 }
-                for (lid, r) in oldLists where !keepLists.contains(lid) {
-                    try db.cachedStatement(sql: "DELETE FROM collection_list WHERE id = ?").execute(arguments: [r["id"] as Int64])
+                for (lid, old) in oldLists where !keepLists.contains(lid) {
+                    try db.cachedStatement(sql: "DELETE FROM collection_list WHERE id = ?").execute(arguments: [old.id])
                     try record("collectionList", lid, "deleted")
                 }
             }
             return records
         }
+    }
+
+    /// What `storeCollections` compares of a stored collection or list.
+    struct ComparedCollection {
+        let id: Int64
+        let title: String?
+        let startDate: String?
+        let endDate: String?
+        var predicate: String? = nil
+        var children: String? = nil
     }
 
     static func setMembers(_ db: Database, _ cid: Int64, _ members: [Int64]) throws {

@@ -52,23 +52,10 @@ public enum Organizer {
             touched.formUnion(changes.after.map(\.localIdentifier))
             summary.changedAssets = touched.count
         }
-        // Beside places and moments, on one thread of their own (so places, the longest step, shares the two
-        // cores with one other thread instead of two), come albums and then bursts (docs/architecture.md,
-        // organize):
-        // - Albums and folders depend on the assets' paths alone, which nothing here changes. They are built
-        //   first and stored at once, in a transaction of their own: the 21.7k albums of 100k files are then
-        //   not held through places and moments (1-5 MiB of organize's peak), and their writing overlaps
-        //   places instead of lengthening the store (Benchmarks/README.md, session 16).
-        // - Bursts read the assets' own dates, names and cameras and write burst columns; places and moments
-        //   read and write other columns. They are joined before the store.
-        // The history records of both may interleave with the places'.
-        let folderWork = Concurrent { () throws -> (albums: Int, records: Int) in
-            let (collections, lists) = try folders(catalog, mode: folderAlbums)
-            let records = try catalog.storeCollections(collections, replacing: [.album], lists: lists, replacingLists: [.folder], runID: runID)
-            return (collections.lazy.filter { $0.type == .album }.count, records)
-        }
+        // Bursts read the assets' own dates, names and cameras and write burst columns; places and moments
+        // read and write other columns (docs/architecture.md, organize): bursts run on a thread of their own
+        // meanwhile, joined before the store. Their history records may interleave with the places'.
         let burstWork = Concurrent { () throws -> (Summary, Set<String>) in
-            _ = try? folderWork.value()  // its error, if any, is rethrown where the albums are joined below
             var s = Summary(), t = Set<String>()
             if let changes {
                 try incrementalBursts(catalog, changes, runID: runID, summary: &s, touched: &t)
@@ -76,6 +63,15 @@ public enum Organizer {
                 try fullBursts(catalog, runID: runID, summary: &s)
             }
             return (s, t)
+        }
+        // Albums and folders depend on the assets' paths alone, which nothing here changes: they are built on
+        // a thread of their own once the bursts are done, so places, the longest step, shares the two cores
+        // with one other thread instead of two (bursts and albums together still end before places at 100k
+        // files: organize 4.22-4.27 -> 3.90-4.11 s, Benchmarks/README.md), and are joined before the store
+        // (they only read; what is written, and in which order, is as before).
+        let folderWork = Concurrent { () throws -> ([CollectionSpec], [CollectionListSpec]) in
+            _ = try? burstWork.value()  // its error, if any, is rethrown where the bursts are joined below
+            return try folders(catalog, mode: folderAlbums)
         }
         if let changes {
             try incrementalPlaces(catalog, changes, runID: runID, summary: &summary)
@@ -90,17 +86,20 @@ public enum Organizer {
         var (collections, lists) = try moments(catalog, summary: &summary)
         step("moments")
 
-        // Albums and folders from the directory tree, one root at a time (built and stored meanwhile: above).
-        let folderResult = try folderWork.value()
-        summary.albums = folderResult.albums
-        summary.records += folderResult.records
-        step("albums")
-
         let (burstSummary, burstTouched) = try burstWork.value()
         summary.bursts += burstSummary.bursts
         summary.records += burstSummary.records
         touched.formUnion(burstTouched)
         step("bursts")
+
+        // Albums and folders from the directory tree, one root at a time (built meanwhile: above).
+        var (folderCollections, folderLists) = try folderWork.value()
+        collections.reserveCapacity(collections.count + folderCollections.count + SmartAlbums.builtIn.count + userSmartAlbums.count)
+        collections += folderCollections
+        lists += folderLists
+        summary.albums = folderCollections.lazy.filter { $0.type == .album }.count
+        (folderCollections, folderLists) = ([], [])
+        step("albums")
 
         // Smart albums: definitions only; membership is computed when read.
         for d in SmartAlbums.builtIn + userSmartAlbums {
@@ -110,8 +109,8 @@ public enum Organizer {
                     predicate: ([d.predicate] + d.arguments).joined(separator: "\u{1F}")))
         }
         summary.records += try catalog.storeCollections(
-            collections, replacing: [.moment, .smartAlbum], lists: lists, replacingLists: [.momentList], runID: runID)
-        (collections, lists) = ([], [])
+            collections, replacing: [.moment, .album, .smartAlbum], lists: lists, replacingLists: [.momentList, .folder], runID: runID
+        )
         step("store")
         try catalog.recordOrganizeInputs(changes == nil ? nil : touched.sorted())
         step("record")
