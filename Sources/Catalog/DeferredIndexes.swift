@@ -57,9 +57,20 @@ extension Catalog {
     /// Whether indexes are noted as deferred (a read: opening needs no write lock when there are none).
     static func hasDeferredIndexes(_ db: Database) throws -> Bool { try deferredIndexNote(db) != nil }
 
-    /// In `db`'s open transaction: builds the noted indexes (those missing) and removes the note.
+    /// The page cache the indexes are built with, which also bounds the memory SQLite sorts each index in
+    /// before it spills sorted runs to a temporary file (the larger of the cache and 250 pages). With a
+    /// first ingest's 8 MiB the build was the heap's peak of a 100k-file first ingest (the sorter's 8.4 MB
+    /// beside the full cache; heaptrack); at 2 MiB it takes the same time (0.48–0.64 s at 100k files;
+    /// Benchmarks/README.md, session 16). `$SHOEBOX_SQLITE_CACHE_KB`, when set, is kept.
+    static let indexBuildCacheKiB = 2 * 1024
+
+    /// In `db`'s open transaction: builds the noted indexes (those missing) and removes the note, with the
+    /// connection's cache at `indexBuildCacheKiB` meanwhile.
     static func buildDeferredIndexes(_ db: Database) throws -> Int {
         guard let note = try deferredIndexNote(db) else { return 0 }
+        let saved = writerCacheOverrideKiB == nil ? try Int.fetchOne(db, sql: "PRAGMA cache_size") : nil
+        if saved != nil { try db.execute(sql: "PRAGMA cache_size = -\(indexBuildCacheKiB)") }
+        defer { if let saved { try? db.execute(sql: "PRAGMA cache_size = \(saved)") } }
         // A note that cannot be read builds nothing: the schema's own indexes are then what the migrations made.
         let noted = (try? JSONDecoder().decode([[String]].self, from: Data(note.utf8))) ?? []
         var built = 0

@@ -380,7 +380,6 @@ public final class Ingestor: Sendable {
         }
         if deferredIndexes {
             if !summary.interrupted { enter(.indexes) }
-            catalog.setWriterCache(kib: Self.indexBuildCacheKiB)
             try catalog.buildDeferredIndexes()
             catalog.setWriterCache(kib: nil)
         }
@@ -537,12 +536,6 @@ public final class Ingestor: Sendable {
     /// more wall time (glibc's own threshold, once raised, keeps every freed pixel buffer in the heaps;
     /// session 11). Measured at 1 MiB, so it stays there rather than at organize's 128 KiB.
     static let thumbnailsMappedAllocationBytes = 1 << 20
-    /// The writer's page cache while the deferred indexes are built, which also bounds the memory SQLite
-    /// sorts each index in before it spills sorted runs to a temporary file (the larger of the cache and
-    /// 250 pages). At 8 MiB the index build was the peak of a 100k-file first ingest: the sorter's 8.4 MB
-    /// (heaptrack) beside the cache's full 8 MiB; at 2 MiB it is below the walk, in the same time (0.48–0.64 s
-    /// at 100k files; Benchmarks/README.md, session 16).
-    static let indexBuildCacheKiB = 2 * 1024
     /// The writer's page cache while a first ingest walks with its indexes deferred: the inserts then go
     /// to the ends of their tables and of the path indexes, and only the hash and identifier indexes take
     /// pages at random places. At 100k files this runs as fast as 32 MiB with every index, in 20–25 MiB less

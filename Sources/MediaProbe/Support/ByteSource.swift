@@ -89,7 +89,7 @@ public final class FileSource: ByteSource {
         // `relatime` mount the first read of a file whose access time is older than its change or a day
         // would otherwise write its inode back: once for every file of a first ingest.
         let flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
-        let keepAccessTime = st.st_uid == geteuid() || geteuid() == 0
+        let keepAccessTime = st.st_uid == Self.effectiveUser || Self.effectiveUser == 0
         var fd = open(path, flags | (keepAccessTime ? Self.noAccessTimeFlag : 0))
         if fd < 0 && errno == EPERM && keepAccessTime { fd = open(path, flags) }  // a file system that refuses it
         guard fd >= 0 else {
@@ -117,6 +117,9 @@ public final class FileSource: ByteSource {
     }
 
     deinit { close(fd) }
+
+    /// The process's effective user, read once (not a system call per file opened).
+    static let effectiveUser = geteuid()
 
     /// Linux's `O_NOATIME` (the generic value, that of every architecture Swift runs on; Glibc's module
     /// leaves it out, as it needs `_GNU_SOURCE`); 0 elsewhere.
