@@ -244,6 +244,12 @@ extension Catalog {
     /// The writer connection's page cache (`PRAGMA cache_size`), in KiB; `$SHOEBOX_SQLITE_CACHE_KB` overrides
     /// it (Benchmarks/README.md).
     static let writerCacheKiB = 32 * 1024
+    /// The page cache of each reader connection of a catalog opened for writing, in KiB (SQLite's default is
+    /// 2 MiB). Organize reads on up to three readers at once (places, bursts, albums), each reading ranges
+    /// and folders once through: at 100k files their caches filled to ~2 MiB each, 4-5 MiB of organize's peak
+    /// (Benchmarks/README.md, session 17), with no measurable time won. A catalog opened read-only (`query`,
+    /// `show`) keeps SQLite's default.
+    static let readerCacheKiB = 512
     /// `$SHOEBOX_SQLITE_CACHE_KB`: the writer's page cache throughout, when set.
     static let writerCacheOverrideKiB = ProcessInfo.processInfo.environment["SHOEBOX_SQLITE_CACHE_KB"].flatMap { Int($0) }
 
@@ -258,10 +264,11 @@ extension Catalog {
             config.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 // The writer's page cache: SQLite's default (2 MiB) holds a fraction of the B-tree and index
-                // pages a large ingest touches, and every miss is a read from the OS (system time). Readers
-                // keep the default: they are many, and their work is short.
+                // pages a large ingest touches, and every miss is a read from the OS (system time).
                 if !db.configuration.readonly {
                     try db.execute(sql: "PRAGMA cache_size = -\(Catalog.writerCacheOverrideKiB ?? Catalog.writerCacheKiB)")
+                } else {
+                    try db.execute(sql: "PRAGMA cache_size = -\(Catalog.readerCacheKiB)")
                 }
             }
         }

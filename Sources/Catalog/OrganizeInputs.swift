@@ -90,11 +90,14 @@ extension Catalog {
     }
 
     /// The catalog directories holding live assets, with how many each holds, in order.
+    /// Read through a cursor, not fetched as a GRDB `Row` per folder first (21.7k at 100k files, while the
+    /// places step reads its first range beside it).
     public func organizeDirectories() throws(CatalogError) -> [(dir: String, assets: Int)] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT dir, COUNT(*) FROM asset WHERE trashed_at IS NULL GROUP BY dir ORDER BY dir").map {
-                ($0[0], $0[1])
-            }
+            var out: [(dir: String, assets: Int)] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT dir, COUNT(*) FROM asset WHERE trashed_at IS NULL GROUP BY dir ORDER BY dir")
+            while let r = try rows.next() { out.append((r[0], r[1])) }
+            return out
         }
     }
 

@@ -126,6 +126,10 @@ public enum ContentHasher {
 
     /// Read buffers kept between hashes (one per worker at a time): no allocation or page fault per file.
     static let buffers = BufferPool(size: 1 << 20)
+
+    /// Gives back the read buffers kept between hashes (a later hash allocates one again). An ingest calls it
+    /// once no file is left to hash: kept, the two buffers of a 2-core machine were 2 MiB of organize's peak.
+    public static func releaseBuffers() { buffers.releaseAll() }
     static func hex64(_ v: UInt64) -> String {
         let s = String(v, radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s
@@ -153,6 +157,14 @@ final class BufferPool: Sendable {
             if !kept { owned.buffer.deallocate() }
         }
         return try body(owned.buffer)
+    }
+
+    /// How many buffers the free list holds.
+    var kept: Int { free.withLock { $0.count } }
+
+    /// Deallocates the buffers in the free list (those lent out stay with their borrowers).
+    func releaseAll() {
+        for owned in free.withLock({ list in defer { list = [] }; return list }) { owned.buffer.deallocate() }
     }
 }
 

@@ -415,6 +415,8 @@ public final class Ingestor: Sendable {
         // Every walked folder (21.7k at 100k files, ~0.5 MB as digests) is not needed past this point: not held
         // through organize.
         visitedAll = PathSet()
+        // Nor are the hash's read buffers: every file was probed.
+        ContentHasher.releaseBuffers()
         if storedRules == nil || rederive { try catalog.setMetaValue("rules_version", String(options.rules.version)) }
         enter(.finish)
         let records0 = try catalog.finishRun(

@@ -44,8 +44,10 @@ public enum PlaceStage {
     }
 
     /// The place information of each row that has some, with this process's gazetteer (none without one).
+    /// The gazetteer's pages this derivation touched are given back after it (`releaseResidentPages`).
     static func derive(_ rows: [OrganizeRow], keeping keep: (String) -> Bool = { _ in true }) -> [String: AssetPlaceInfo] {
         guard case .success(let g) = gazetteer else { return [:] }
+        defer { g.releaseResidentPages() }
         return derive(rows, gazetteer: g, keeping: keep)
     }
 

@@ -97,4 +97,29 @@ import Testing
         let expected = tail.withUnsafeBytes { XXH3_128bits($0.baseAddress, tail.count) }
         #expect(state.digest() == ContentHasher.hex64(expected.high64) + ContentHasher.hex64(expected.low64))
     }
+
+    /// The pool keeps a returned buffer for the next borrower, gives back what it keeps when asked (an
+    /// ingest asks once every file is probed), and lends again after that; a buffer lent out while the pool
+    /// is emptied comes back to it.
+    @Test func bufferPoolKeepsLendsAndGivesBack() throws {
+        let pool = BufferPool(size: 4096)
+        pool.withBuffer { $0.storeBytes(of: 7, as: UInt8.self) }
+        #expect(pool.kept == 1)
+        pool.withBuffer { outer in
+            pool.withBuffer { inner in #expect(inner.baseAddress != outer.baseAddress) }
+            #expect(pool.kept == 1)
+            pool.releaseAll()
+            #expect(pool.kept == 0)
+            outer.storeBytes(of: 9, as: UInt8.self)  // still the borrower's
+        }
+        #expect(pool.kept == 1)
+        pool.releaseAll()
+        #expect(pool.kept == 0)
+        let bytes = Self.bytes(400_001, seed: 5)
+        let path = try Self.scratchFile("after-release.bin", bytes)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let before = try ContentHasher.hash(FileSource(path: path), mode: .full)
+        ContentHasher.releaseBuffers()
+        #expect(try ContentHasher.hash(FileSource(path: path), mode: .full) == before)
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Organize
 import PhotoModel
-import Places
+@testable import Places
 import TestSupport
 import Testing
 
@@ -105,6 +105,35 @@ import Testing
         } catch {
             #expect(error.description.contains("cell 100"))
         }
+    }
+
+    /// A derivation's pages are given back after it (`releaseResidentPages`): none of the mapping stays
+    /// resident, and the next lookups map again what they read, with the same answers.
+    @Test func residentPagesAreGivenBack() throws {
+        let g = try Gazetteer(contentsOf: GazetteerFile.path)  // a mapping of its own: no other test's lookups in it
+        let points = [(38.8808, -7.1628), (48.8566, 2.3522), (35.6762, 139.6503), (-33.8688, 151.2093), (40.7128, -74.0060)]
+        let first = points.map { g.place(at: $0.0, $0.1)?.place.geonameID }
+        #expect(first.allSatisfy { $0 != nil })
+        #expect(try #require(try Self.residentKiB(g.bytes)) > 0)
+        g.releaseResidentPages()
+        #expect(try #require(try Self.residentKiB(g.bytes)) == 0)
+        #expect(points.map { g.place(at: $0.0, $0.1)?.place.geonameID } == first)
+        #expect(try #require(try Self.residentKiB(g.bytes)) > 0)
+    }
+
+    /// The resident KiB of the mapping that starts at `b`'s first byte, from `/proc/self/smaps`.
+    static func residentKiB(_ b: UnsafeRawBufferPointer) throws -> Int? {
+        let data = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/smaps")).readToEnd() ?? Data()
+        let start = String(UInt(bitPattern: b.baseAddress), radix: 16)
+        var inside = false
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            if let dash = line.firstIndex(of: "-"), line[..<dash].allSatisfy(\.isHexDigit) {
+                inside = line[..<dash] == start
+            } else if inside, line.hasPrefix("Rss:") {
+                return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+            }
+        }
+        return nil
     }
 
     @Test func placesOnEachSideOfTheBorder() throws {
