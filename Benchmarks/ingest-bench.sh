@@ -215,12 +215,13 @@ if [ "$do_big" -eq 1 ]; then
 fi
 
 # --- (f) report -------------------------------------------------------------------------------------
-# Repeated labels are folded into their median time (and their largest peak RSS).
+# Repeated labels are folded into their median time (and their largest peak RSS; the scale line compares the
+# big tree's one run with the small tree's median peak, like with like).
 echo
 echo "shoebox: $shoebox   cores: $(nproc)   jobs: ${jobs:-default}   runs: $repeats (median)   peak RSS: $([ "$have_time" -eq 1 ] && echo '/usr/bin/time -v' || echo 'VmHWM polling')"
 table="$(printf '%s\n' "${rows[@]}" | awk -F'|' '
     { if (!($1 in n)) { order[++k] = $1 }; n[$1]++; t[$1, n[$1]] = $3; files[$1] = $2
-      c[$1, n[$1]] = $6
+      c[$1, n[$1]] = $6; r[$1, n[$1]] = $4
       if ($4 > rss[$1]) rss[$1] = $4; if ($5 > st[$1]) st[$1] = $5 }
     END {
         for (i = 1; i <= k; i++) {
@@ -231,11 +232,14 @@ table="$(printf '%s\n' "${rows[@]}" | awk -F'|' '
             for (a = 1; a <= m; a++) v[a] = c[l, a]
             for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
             cmed = (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-            printf "%s|%d|%.3f|%d|%d|%.2f\n", l, files[l], med, rss[l], st[l], cmed
+            for (a = 1; a <= m; a++) v[a] = r[l, a]
+            for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
+            rmed = (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+            printf "%s|%d|%.3f|%d|%d|%.2f|%d\n", l, files[l], med, rss[l], st[l], cmed, rmed
         }
     }')"
 printf '%-36s %8s %10s %10s %8s %12s %5s\n' run files seconds 'files/s' 'CPU s' 'peak RSS MiB' exit
-while IFS='|' read -r label files secs rss status cpu; do
+while IFS='|' read -r label files secs rss status cpu _; do
     awk -v l="$label" -v n="$files" -v s="$secs" -v m="$rss" -v st="$status" -v c="$cpu" \
         'BEGIN { printf "%-36s %8d %10.3f %10.1f %8.2f %12.1f %5s\n", l, n, s, (s > 0 ? n / s : 0), c, m / 1024, st }'
 done <<<"$table"
@@ -258,14 +262,14 @@ for m in $modes; do
 done
 # The scale goals (issue 17): a first ingest of the big tree costs no more per file than of the small one,
 # and its peak memory is flat.
-rss_of() { awk -F'|' -v l="$1" '$1 == l { print $4 }' <<<"$table"; }
+rss_of() { awk -F'|' -v l="$1" '$1 == l { print $7 }' <<<"$table"; }  # the median peak
 big_cpu="$(cpu_of "shoebox ingest big --hash $big_mode")"
 if [ -n "$big_cpu" ]; then
     big_files="$(awk -F'|' -v l="shoebox ingest big --hash $big_mode" '$1 == l { print $2 }' <<<"$table")"
     awk -v bc="$big_cpu" -v bn="$big_files" -v sc="$(cpu_of "shoebox ingest --hash $big_mode")" -v sn="$small_n" \
         -v br="$(rss_of "shoebox ingest big --hash $big_mode")" -v sr="$(rss_of "shoebox ingest --hash $big_mode")" -v m="$big_mode" \
         'BEGIN { if (bn > 0 && sn > 0 && sc > 0 && sr > 0)
-            printf "scale (--hash %s, %d against %d files): CPU %.2f against %.2f ms/file (%.2fx), peak RSS %.0f against %.0f MiB (%.2fx)\n",
+            printf "scale (--hash %s, %d against %d files): CPU %.2f against %.2f ms/file (%.2fx), peak RSS %.0f against %.0f MiB (%.2fx; medians)\n",
                 m, bn, sn, 1000 * bc / bn, 1000 * sc / sn, (bc / bn) / (sc / sn), br / 1024, sr / 1024, br / sr }'
 fi
 exit "$failed"
