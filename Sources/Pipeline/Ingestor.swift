@@ -517,8 +517,12 @@ public final class Ingestor: Sendable {
     }
 
     /// A batch of folder commits is written when it holds this many rows (files, assets, errors, vanished
-    /// files and one per folder) …
-    static let commitBatchRows = 4000
+    /// files and one per folder) … The finished folders wait in memory until their batch is written (each
+    /// file's facts, 2.6 KB on average, with its rows and classification), up to two batches: at 4,000 rows
+    /// a 3,000-file first ingest peaked at 53–56 MiB (`--hash full`) and 61–62 (`sampled`, whose faster
+    /// walk fills batches sooner), at 1,000 rows at 48–49 and 47–49, in the same time (six interleaved runs
+    /// each; at 100k files 60–62 against 62–64 MiB; Benchmarks/README.md, session 17).
+    static let commitBatchRows = 1000
     /// … or when its first folder has waited this long.
     static let commitBatchSeconds = 0.25
 
