@@ -159,7 +159,6 @@ public final class Gazetteer: @unchecked Sendable {
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 else { return nil }
         let size = Int(st.st_size)
         guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else { return nil }
-        if ProcessInfo.processInfo.environment["GZ_RANDOM"] != nil { _ = madvise(p, size, MADV_RANDOM) }
         return UnsafeRawBufferPointer(start: p, count: size)
     }
 
