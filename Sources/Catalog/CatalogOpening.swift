@@ -184,7 +184,7 @@ extension Catalog {
             // ingest): the file is not in place until it is whole, and it is synced once before it is.
             config.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF") }
             let queue = try DatabaseQueue(path: sqlitePath(tmp), configuration: config)
-            try Schema.migrator().migrate(queue)
+            try makeSchema(queue)
             try queue.write { db in
                 try stamp(db)
                 try insertCatalogID(db)
@@ -204,6 +204,16 @@ extension Catalog {
         do { try OutputFile.place(tmp, at: target, replacing: false) } catch {
             throw CatalogError(.open, "cannot create the catalog \(path): \(error)")
         }
+    }
+
+    /// The schema of a new catalog in an empty database: the snapshot of the migrations (SchemaSnapshot),
+    /// then whatever migrations came after it; the migrations alone with `fromSnapshot` false (tests).
+    static func makeSchema(_ queue: DatabaseQueue, fromSnapshot: Bool = true) throws {
+        let migrator = Schema.migrator()
+        if fromSnapshot {
+            try queue.write { db in _ = try SchemaSnapshot.apply(db, registered: migrator.migrations) }
+        }
+        try migrator.migrate(queue)
     }
 
     /// A writing command needs the file and its folder (SQLite writes `-wal` and `-shm` beside it).
