@@ -226,7 +226,27 @@ public enum PlaceInference {
             zone: zone, localDate: AssetDate(local: d.local, offsetSeconds: off), reason: reason, confidence: confidence)
     }
 
-    static func fmt(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }
+    /// `x` with `digits` decimals as `String(format: "%.\(digits)f", x)` prints it — the multiple of 10⁻ᵈ
+    /// nearest the double's exact value, an exact tie to the even one — without Foundation's formatter, which
+    /// took ~2.5 µs a call (5 % of organize's time at 3,000 files: one call per asset with GPS). The
+    /// comparisons are exact: `fma` gives the sign of `|x| · 10ᵈ − c` without rounding it away.
+    static func fmt(_ x: Double, _ digits: Int) -> String {
+        let scale = [1.0, 10, 100, 1000, 10000, 100_000, 1_000_000]
+        let a = x.magnitude
+        guard digits >= 0, digits < scale.count, x.isFinite, a * scale[digits] < 0x1p52 else { return String(format: "%.\(digits)f", x) }
+        let s = scale[digits]
+        var c = (a * s).rounded(.down)  // ⌊a · s⌋, or one off where the product rounded across an integer
+        if c.addingProduct(-a, s) > 0 { c -= 1 }  // c > a·s exactly
+        if (c + 1).addingProduct(-a, s) <= 0 { c += 1 }  // c + 1 ≤ a·s exactly
+        let half = (c + 0.5).addingProduct(-a, s)  // sign of (c + ½) − a·s, exact
+        let n = UInt64(c) + (half < 0 || (half == 0 && UInt64(c) % 2 == 1) ? 1 : 0)
+        let unit = UInt64(s)
+        var out = x.sign == .minus ? "-" : ""
+        out += String(n / unit)
+        guard digits > 0 else { return out }
+        let fraction = String(n % unit)
+        return out + "." + String(repeating: "0", count: digits - fraction.utf8.count) + fraction
+    }
 
     static func fmtGap(_ s: Int) -> String {
         s < 60 ? "\(s) s" : s < 3600 ? "\(s / 60) min" : "\(s / 3600) h \(s % 3600 / 60) min"

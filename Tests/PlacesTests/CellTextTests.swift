@@ -24,6 +24,31 @@ import PhotoModel
     }
 }
 
+/// A place's distance is printed without Foundation's formatter too: `PlaceInference.fmt` gives the text of
+/// `String(format: "%.Nf")` for exact ties (0.25, 2.5: to even), near-ties on either side (0.35 and 0.45 are
+/// not what they look like as doubles), negative values and zeros, large values, and random distances.
+@Suite struct FixedDecimalsTests {
+    @Test func fixedDecimalsEqualPrintf() {
+        var values: [Double] = [
+            0, -0.0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.5, 0.75, 1.05, 2.5, 3.5, 9.95, 9.96, 99.95, 0.049999999999999996,
+            -0.04, -0.05, -0.25, -2.5, 1e-300, 123_456_789.25, 4_503_599_627_370_495.5, 1e17, .infinity, -.infinity, .nan,
+            Double.ulpOfOne, 0.1 + 0.2, 1 / 3, 2 / 3, 19_999.95, 0.000_5, 0.000_05,
+        ]
+        var x: UInt64 = 0x2545_F491_4F6C_DD1D
+        for _ in 0..<20_000 {
+            x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            // Distances up to a few thousand km, with many on a tenth and a half-tenth.
+            let d = Double(x >> 11) / Double(1 << 53) * 5000
+            values += [d, (d * 10).rounded() / 10, ((d * 10).rounded() + 0.5) / 10, ((d * 100).rounded() + 0.5) / 100]
+        }
+        for v in values {
+            for digits in [0, 1, 2, 4] {
+                #expect(PlaceInference.fmt(v, digits) == String(format: "%.\(digits)f", v), "\(v) with \(digits) digits")
+            }
+        }
+    }
+}
+
 /// `WallClock.seconds` decides ASCII texts on their bytes: the same answers as the Character-wise
 /// definition (`CivilDate.parse` + `CivilDate.seconds` of the first 19 characters) for dates, near-dates
 /// and texts with non-ASCII bytes.
