@@ -220,22 +220,19 @@ fi
 echo
 echo "shoebox: $shoebox   cores: $(nproc)   jobs: ${jobs:-default}   runs: $repeats (median)   peak RSS: $([ "$have_time" -eq 1 ] && echo '/usr/bin/time -v' || echo 'VmHWM polling')"
 table="$(printf '%s\n' "${rows[@]}" | awk -F'|' '
-    { if (!($1 in n)) { order[++k] = $1 }; n[$1]++; t[$1, n[$1]] = $3; files[$1] = $2
-      c[$1, n[$1]] = $6; r[$1, n[$1]] = $4
+    # The median of column col over the m runs of label l.
+    function median(col, l, m,    a, b, x, v) {
+        for (a = 1; a <= m; a++) v[a] = val[col, l, a]
+        for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
+        return (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+    }
+    { if (!($1 in n)) { order[++k] = $1 }; n[$1]++; files[$1] = $2
+      val["t", $1, n[$1]] = $3; val["c", $1, n[$1]] = $6; val["r", $1, n[$1]] = $4
       if ($4 > rss[$1]) rss[$1] = $4; if ($5 > st[$1]) st[$1] = $5 }
     END {
         for (i = 1; i <= k; i++) {
             l = order[i]; m = n[l]
-            for (a = 1; a <= m; a++) v[a] = t[l, a]
-            for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
-            med = (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-            for (a = 1; a <= m; a++) v[a] = c[l, a]
-            for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
-            cmed = (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-            for (a = 1; a <= m; a++) v[a] = r[l, a]
-            for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] < v[a]) { x = v[a]; v[a] = v[b]; v[b] = x }
-            rmed = (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-            printf "%s|%d|%.3f|%d|%d|%.2f|%d\n", l, files[l], med, rss[l], st[l], cmed, rmed
+            printf "%s|%d|%.3f|%d|%d|%.2f|%d\n", l, files[l], median("t", l, m), rss[l], st[l], median("c", l, m), median("r", l, m)
         }
     }')"
 printf '%-36s %8s %10s %10s %8s %12s %5s\n' run files seconds 'files/s' 'CPU s' 'peak RSS MiB' exit

@@ -177,11 +177,7 @@ public enum PlaceInference {
 
         /// A coordinate in 10⁻⁴° as `String(format: "%.4f")` prints it in degrees (the double nearest
         /// `units / 10⁴` is within 10⁻¹² of it, far from a rounding boundary), without Foundation's formatter.
-        static func text(_ units: Int) -> String {
-            let m = units.magnitude
-            let fraction = String(m % 10_000)
-            return (units < 0 ? "-" : "") + String(m / 10_000) + "." + String(repeating: "0", count: 4 - fraction.utf8.count) + fraction
-        }
+        static func text(_ units: Int) -> String { decimalText(UInt64(units.magnitude), digits: 4, negative: units < 0) }
     }
 
     typealias Zone = (zone: String?, offset: Int, reason: String, confidence: ZoneConfidence)
@@ -231,21 +227,28 @@ public enum PlaceInference {
     /// took ~2.5 µs a call (5 % of organize's time at 3,000 files: one call per asset with GPS). The
     /// comparisons are exact: `fma` gives the sign of `|x| · 10ᵈ − c` without rounding it away.
     static func fmt(_ x: Double, _ digits: Int) -> String {
-        let scale = [1.0, 10, 100, 1000, 10000, 100_000, 1_000_000]
         let a = x.magnitude
-        guard digits >= 0, digits < scale.count, x.isFinite, a * scale[digits] < 0x1p52 else { return String(format: "%.\(digits)f", x) }
-        let s = scale[digits]
+        guard digits >= 0, digits < powersOfTen.count, x.isFinite, a * powersOfTen[digits] < 0x1p52 else {
+            return String(format: "%.\(digits)f", x)
+        }
+        let s = powersOfTen[digits]
         var c = (a * s).rounded(.down)  // ⌊a · s⌋, or one off where the product rounded across an integer
         if c.addingProduct(-a, s) > 0 { c -= 1 }  // c > a·s exactly
         if (c + 1).addingProduct(-a, s) <= 0 { c += 1 }  // c + 1 ≤ a·s exactly
         let half = (c + 0.5).addingProduct(-a, s)  // sign of (c + ½) − a·s, exact
         let n = UInt64(c) + (half < 0 || (half == 0 && UInt64(c) % 2 == 1) ? 1 : 0)
-        let unit = UInt64(s)
-        var out = x.sign == .minus ? "-" : ""
-        out += String(n / unit)
-        guard digits > 0 else { return out }
+        return decimalText(n, digits: digits, negative: x.sign == .minus)
+    }
+
+    static let powersOfTen: [Double] = [1, 10, 100, 1000, 10000, 100_000, 1_000_000]
+
+    /// `n` units of 10⁻ᵈ written with `digits` decimals (`digits` < `powersOfTen.count`).
+    static func decimalText(_ n: UInt64, digits: Int, negative: Bool) -> String {
+        let unit = UInt64(powersOfTen[digits])
+        let whole = (negative ? "-" : "") + String(n / unit)
+        guard digits > 0 else { return whole }
         let fraction = String(n % unit)
-        return out + "." + String(repeating: "0", count: digits - fraction.utf8.count) + fraction
+        return whole + "." + String(repeating: "0", count: digits - fraction.utf8.count) + fraction
     }
 
     static func fmtGap(_ s: Int) -> String {

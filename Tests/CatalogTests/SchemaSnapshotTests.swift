@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import Catalog
@@ -50,10 +51,8 @@ import Testing
     }
 
     @Test func aNewCatalogHasTheCurrentSchema() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shoebox-snapshot-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let catalog = try Catalog(path: dir.appendingPathComponent("c.sqlite").path)
+        let s = try TestScratch("schema-snapshot")
+        let catalog = try Catalog(path: s.path("c.sqlite"))
         let applied = try catalog.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
         #expect(Set(applied) == Set(Schema.migrator().migrations))
         #expect(try catalog.read { db in try db.columns(in: "asset").map(\.name).contains("places_derived") })
