@@ -110,7 +110,12 @@ public struct IngestSummary: Sendable {
     public var orphans = 0
     public var elapsed: Double = 0
     public var counts: [(String, Int)] = []
+    /// The run's first `errorRowsKept` errors, for the summary (every error is in the catalog: `shoebox
+    /// errors`). Only these few are kept: a row's path and reason are strings the file workers allocated, and
+    /// a thousand of them, made all through a 100k-file walk, kept pages of the workers' heaps resident
+    /// through organize (Benchmarks/README.md, session 19).
     public var errorRows: [ErrorInput] = []
+    public static let errorRowsKept = 10
     public var currentToken = ""
     /// The newest change number once the folders were committed and the run finished, before organize:
     /// the changes up to it are what `inserted`, `updated` and `deleted` count (`ingest --dry-run` lists them).
@@ -356,7 +361,7 @@ public final class Ingestor: Sendable {
                         summary.errors += r.errors.count
                         summary.outcomes.add(r.outcomes)
                         summary.orphans += r.orphans
-                        summary.errorRows += r.errors.prefix(1000 - min(1000, summary.errorRows.count))
+                        summary.errorRows += r.errors.prefix(IngestSummary.errorRowsKept - min(IngestSummary.errorRowsKept, summary.errorRows.count))
                         p.filesDone += r.seen
                         p.filesProbed += r.probed
                         p.errors += r.errors.count
@@ -464,7 +469,7 @@ public final class Ingestor: Sendable {
             let t = await thumbnailer.run(assets: try catalog.fetchAssets(o))
             try catalog.recordErrors(t.errors.map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }, runID: runID)
             summary.errors += t.errors.count
-            summary.errorRows += t.errors.prefix(100).map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }
+            summary.errorRows += t.errors.prefix(max(0, IngestSummary.errorRowsKept - summary.errorRows.count)).map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }
             summary.thumbnails = t
             if options.pruneThumbnails {
                 let pruned = ThumbnailPruner(outputDirectory: request.outputDirectory, assets: try catalog.cloudIdentifiersWithResourceHashes()).run()

@@ -67,11 +67,20 @@ public enum Organizer {
         // Albums and folders depend on the assets' paths alone, which nothing here changes: they are built on
         // a thread of their own once the bursts are done, so places, the longest step, shares the two cores
         // with one other thread instead of two (bursts and albums together still end before places at 100k
-        // files: organize 4.22-4.27 -> 3.90-4.11 s, Benchmarks/README.md), and are joined before the store
-        // (they only read; what is written, and in which order, is as before).
-        let folderWork = Concurrent { () throws -> ([CollectionSpec], [CollectionListSpec]) in
+        // files: organize 4.22-4.27 -> 3.90-4.11 s, Benchmarks/README.md). They are stored there too, as soon
+        // as they are built, rather than held until the moments are: 21.7k albums and their folders are ~5 MB
+        // at 100k files, which stayed resident through the rest of places and set organize's peak (session
+        // 19). The store replaces only albums and folders; moments and smart albums are stored below.
+        let folderWork = Concurrent { () throws -> (albums: Int, records: Int) in
             _ = try? burstWork.value()  // its error, if any, is rethrown where the bursts are joined below
-            return try folders(catalog, mode: folderAlbums)
+            let (albums, lists) = try folders(catalog, mode: folderAlbums)
+            let records = try catalog.storeCollections(albums, replacing: [.album], lists: lists, replacingLists: [.folder], runID: runID)
+            return (albums.lazy.filter { $0.type == .album }.count, records)
+        }
+        // On an error below, the two threads finish (they write to the catalog) before it is thrown.
+        defer {
+            _ = try? folderWork.value()
+            _ = try? burstWork.value()
         }
         if let changes {
             try incrementalPlaces(catalog, changes, runID: runID, summary: &summary)
@@ -92,13 +101,10 @@ public enum Organizer {
         touched.formUnion(burstTouched)
         step("bursts")
 
-        // Albums and folders from the directory tree, one root at a time (built meanwhile: above).
-        var (folderCollections, folderLists) = try folderWork.value()
-        collections.reserveCapacity(collections.count + folderCollections.count + SmartAlbums.builtIn.count + userSmartAlbums.count)
-        collections += folderCollections
-        lists += folderLists
-        summary.albums = folderCollections.lazy.filter { $0.type == .album }.count
-        (folderCollections, folderLists) = ([], [])
+        // Albums and folders from the directory tree, one root at a time (built and stored meanwhile: above).
+        let folderResult = try folderWork.value()
+        summary.albums = folderResult.albums
+        summary.records += folderResult.records
         step("albums")
 
         // Smart albums: definitions only; membership is computed when read.
@@ -109,7 +115,7 @@ public enum Organizer {
                     predicate: ([d.predicate] + d.arguments).joined(separator: "\u{1F}")))
         }
         summary.records += try catalog.storeCollections(
-            collections, replacing: [.moment, .album, .smartAlbum], lists: lists, replacingLists: [.momentList, .folder], runID: runID
+            collections, replacing: [.moment, .smartAlbum], lists: lists, replacingLists: [.momentList], runID: runID
         )
         step("store")
         try catalog.recordOrganizeInputs(changes == nil ? nil : touched.sorted())

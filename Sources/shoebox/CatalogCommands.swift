@@ -475,10 +475,10 @@ enum SummaryText {
         return lines.joined(separator: "\n")
     }
 
-    /// The first ten error rows for standard error (the rest: `shoebox errors`).
+    /// The first error rows for standard error (the rest: `shoebox errors`).
     static func errorLines(_ s: IngestSummary, catalog: String) -> [String] {
-        var lines = s.errorRows.prefix(10).map { "\($0.severity.rawValue): \($0.path) [\($0.stage)] \($0.reason)" }
-        if s.errors > 10 { lines.append("… \(s.errors - 10) more: shoebox errors --catalog \(catalog)") }
+        var lines = s.errorRows.prefix(IngestSummary.errorRowsKept).map { "\($0.severity.rawValue): \($0.path) [\($0.stage)] \($0.reason)" }
+        if s.errors > lines.count { lines.append("… \(s.errors - lines.count) more: shoebox errors --catalog \(catalog)") }
         return lines
     }
 

@@ -45,4 +45,36 @@ import Testing
         #expect(try catalog.collections(type: .moment).map(\.localIdentifier) == ["M2"])
         #expect(try store([renamed, smart], [Self.cluster(["M2"], title: "Portugal 2024")]) == 0)
     }
+
+    /// Organize stores albums and folders on their own (as soon as they are built) and moments, their lists
+    /// and smart albums after the moments step: each store replaces its own types and leaves the other's.
+    @Test func storesOfOtherTypesLeaveEachOthersCollections() throws {
+        let s = try TestScratch("store-collections-split")
+        let catalog = try Catalog(path: s.path("c.sqlite"))
+        func album(_ id: String) -> CollectionSpec { CollectionSpec(localIdentifier: id, type: .album, subtype: .albumRegular, title: id) }
+        func folder(_ children: [String]) -> CollectionListSpec {
+            CollectionListSpec(localIdentifier: "F1", type: .folder, subtype: .regularFolder, title: "root", children: children)
+        }
+        func storeAlbums(_ albums: [CollectionSpec], _ lists: [CollectionListSpec]) throws -> Int {
+            try catalog.storeCollections(albums, replacing: [.album], lists: lists, replacingLists: [.folder], runID: nil)
+        }
+        func storeMoments(_ moments: [CollectionSpec], _ lists: [CollectionListSpec]) throws -> Int {
+            try catalog.storeCollections(moments, replacing: [.moment, .smartAlbum], lists: lists, replacingLists: [.momentList], runID: nil)
+        }
+        let m1 = Self.moment(1, start: "2024-05-01T10:00:00Z", end: "2024-05-01T18:00:00Z")
+        #expect(try storeAlbums([album("A1"), album("A2")], [folder(["A1", "A2"])]) == 3)
+        #expect(try storeMoments([m1, Self.smart], [Self.cluster(["M1"])]) == 3)
+        // Again, in the other order: nothing differs, nothing is recorded or removed.
+        #expect(try storeMoments([m1, Self.smart], [Self.cluster(["M1"])]) == 0)
+        #expect(try storeAlbums([album("A1"), album("A2")], [folder(["A1", "A2"])]) == 0)
+        // An album gone: only it (and its folder's children) change; the moment, its list and the smart album stay.
+        #expect(try storeAlbums([album("A1")], [folder(["A1"])]) == 2)
+        #expect(try catalog.collections(type: .album).map(\.localIdentifier) == ["A1"])
+        #expect(try catalog.collections(type: .moment).map(\.localIdentifier) == ["M1"])
+        #expect(try catalog.collectionCount(type: .smartAlbum) == 1)
+        // A moment gone: the albums stay.
+        #expect(try storeMoments([Self.smart], [Self.cluster([])]) == 2)
+        #expect(try catalog.collections(type: .album).map(\.localIdentifier) == ["A1"])
+        #expect(try catalog.collections(type: .moment).isEmpty)
+    }
 }
