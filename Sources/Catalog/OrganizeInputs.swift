@@ -101,6 +101,11 @@ extension Catalog {
         }
     }
 
+    /// How many assets are live (not in Recently Deleted): a count from an index, not a scan of the rows.
+    public func liveAssetCount() throws(CatalogError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL") ?? 0 }
+    }
+
     /// The directories of the live assets carrying any of these burst identifiers.
     public func directories(withBurstIdentifiers ids: some Collection<String>) throws(CatalogError) -> Set<String> {
         try read { db in

@@ -25,6 +25,10 @@ public enum Organizer {
         public var steps: [(name: String, seconds: Double)] = []
     }
 
+    /// Live assets from which bursts and albums are computed before places rather than beside it (memory:
+    /// their working sets and a places range's are then not held at once).
+    public static let besidePlacesAssets = 20_000
+
     /// Organizes the catalog. `full` recomputes everything (a first organize, a rules or gazetteer change,
     /// `rederive`, a merge); otherwise only what the assets changed since the last organize can touch is
     /// recomputed — bursts of their folders, places of their cameras' neighbouring days — and the result is
@@ -32,7 +36,7 @@ public enum Organizer {
     /// earlier organize the run is full anyway.
     public static func run(
         _ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums, userSmartAlbums: [SmartAlbumDefinition] = [],
-        full: Bool = true
+        full: Bool = true, besidePlacesBelow: Int = besidePlacesAssets
     ) throws -> Summary {
         var summary = Summary()
         var clock = Date()
@@ -73,6 +77,9 @@ public enum Organizer {
         // 19). The store replaces only albums and folders; moments and smart albums are stored below.
         let folderWork = Concurrent { () throws -> (albums: Int, records: Int) in
             _ = try? burstWork.value()  // its error, if any, is rethrown where the bursts are joined below
+            // What the bursts freed (a group of followed folders: 13.8k rows, ~12 MB at 100k files) goes back
+            // before the albums build theirs.
+            ResourceLimits.releaseFreeMemory()
             let (albums, lists) = try folders(catalog, mode: folderAlbums)
             let records = try catalog.storeCollections(albums, replacing: [.album], lists: lists, replacingLists: [.folder], runID: runID)
             return (albums.lazy.filter { $0.type == .album }.count, records)
@@ -81,6 +88,15 @@ public enum Organizer {
         defer {
             _ = try? folderWork.value()
             _ = try? burstWork.value()
+        }
+        // In a large library they are done before places starts rather than beside it: their working sets
+        // (the folders a followed burst identifier pulls in, every folder's album: ~12 MB each at 100k files)
+        // then no longer add to the places ranges', and organize stays below the walk's peak (100k files:
+        // 56-60 -> 53-54 MiB for ~1 s more, Benchmarks/README.md session 19). Below that size the peak is
+        // the walk's either way, and beside places they cost no time.
+        if try catalog.liveAssetCount() >= besidePlacesBelow {
+            _ = try folderWork.value()  // after the bursts (a burst error is rethrown where they are joined)
+            step("bursts+albums")
         }
         if let changes {
             try incrementalPlaces(catalog, changes, runID: runID, summary: &summary)

@@ -47,6 +47,31 @@ import Testing
         return try await Ingestor(options: o, catalog: catalog).run()
     }
 
+    /// The corpus linked into a tree, ingested without organizing, and a copy of that catalog: two catalogs
+    /// to organize two ways from the same state, the token before, and the copy's path.
+    static func twoUnorganizedCatalogs(_ s: IngestTests.Scratch, extra: (URL) throws -> Void = { _ in }) async throws
+        -> (catalog: Catalog, copy: Catalog, copyPath: String, token: Int64)
+    {
+        let tree = s.url.appendingPathComponent("tree")
+        try Self.link(Corpus.mediaFiles(), into: tree)
+        try extra(tree)
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog, organize: false)
+        let copyPath = s.url.appendingPathComponent("copy-\(UUID().uuidString).sqlite").path
+        try catalog.copy(to: copyPath)
+        return (catalog, try Catalog(path: copyPath), copyPath, try Self.token(s.catalogPath))
+    }
+
+    /// Expects two catalogs to agree on everything organize decides (`OrganizeState`) after token `t`.
+    static func expectSameOrganizeState(_ a: String, _ b: String, after t: Int64, names: (String, String)) throws {
+        let x = try OrganizeState.read(a, after: t), y = try OrganizeState.read(b, after: t)
+        #expect(!x.isEmpty)
+        for key in x.keys.sorted() {
+            let u = x[key] ?? [], v = y[key] ?? []
+            #expect(u == v, "\(key): \(names.0) \(u.count), \(names.1) \(v.count); first differences: \(Array(u.difference(from: v).prefix(4)))")
+        }
+    }
+
     /// Organizes the catalog incrementally, and a copy of it fully; expects the two to agree on everything
     /// organize decides. Returns the incremental summary and state.
     static func organizeBothWays(_ catalog: Catalog, _ s: IngestTests.Scratch) throws -> (Organizer.Summary, [String: [String]]) {
@@ -195,16 +220,10 @@ import Testing
     func placeRangesOfAnySizeStoreTheSame() async throws {
         try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
         let s = try IngestTests.Scratch()
-        let tree = s.url.appendingPathComponent("tree")
-        try Self.link(Corpus.mediaFiles(), into: tree)
-        try Self.placeBorderPhotos(
-            [("elvas.jpg", "x/anchor.jpg", "2023:07:01 23:30:00"), ("elvas-nogps.jpg", "y/after-midnight.jpg", "2023:07:02 00:50:00")], in: tree)
-        let catalog = try Catalog(path: s.catalogPath)
-        _ = try await Self.ingest(tree.path, catalog, organize: false)
-        let wholePath = s.url.appendingPathComponent("whole.sqlite").path
-        try catalog.copy(to: wholePath)
-        let whole = try Catalog(path: wholePath)
-        let t = try Self.token(s.catalogPath)
+        let (catalog, whole, wholePath, t) = try await Self.twoUnorganizedCatalogs(s) { tree in
+            try Self.placeBorderPhotos(
+                [("elvas.jpg", "x/anchor.jpg", "2023:07:01 23:30:00"), ("elvas-nogps.jpg", "y/after-midnight.jpg", "2023:07:02 00:50:00")], in: tree)
+        }
         var small = Organizer.Summary(), one = Organizer.Summary()
         try Organizer.fullPlaces(catalog, runID: nil, summary: &small, chunk: 0)
         try Organizer.fullPlaces(whole, runID: nil, summary: &one, chunk: 1 << 30)
@@ -212,10 +231,21 @@ import Testing
         #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate?.description == "2023-07-02T00:50:00+01:00")
         #expect(small.places == one.places && small.zones == one.zones && small.records == one.records)
         #expect(one.places > 0 && one.zones > 0, "the corpus has assets with places and zones (\(one.places), \(one.zones))")
-        let a = try OrganizeState.read(s.catalogPath, after: t), b = try OrganizeState.read(wholePath, after: t)
-        for key in a.keys.sorted() {
-            let x = a[key] ?? [], y = b[key] ?? []
-            #expect(x == y, "\(key): a range a day \(x.count), one range \(y.count); first differences: \(Array(x.difference(from: y).prefix(4)))")
-        }
+        try Self.expectSameOrganizeState(s.catalogPath, wholePath, after: t, names: ("a range a day", "one range"))
+    }
+
+    /// In a large library bursts and albums are done before places rather than beside it
+    /// (`Organizer.besidePlacesAssets`, for memory): the order changes nothing organize stores.
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func burstsAndAlbumsBeforePlacesStoreTheSame() async throws {
+        let s = try IngestTests.Scratch()
+        let (catalog, before, beforePath, t) = try await Self.twoUnorganizedCatalogs(s)
+        let beside = try Organizer.run(catalog, runID: nil, full: true)
+        let first = try Organizer.run(before, runID: nil, full: true, besidePlacesBelow: 0)
+        #expect(first.steps.map(\.name).contains("bursts+albums") && !beside.steps.map(\.name).contains("bursts+albums"))
+        #expect(beside.bursts == first.bursts && beside.albums == first.albums && beside.moments == first.moments)
+        #expect(beside.records == first.records && beside.places == first.places)
+        #expect(beside.bursts > 0 && beside.albums > 0, "the corpus has bursts and albums (\(beside.bursts), \(beside.albums))")
+        try Self.expectSameOrganizeState(s.catalogPath, beforePath, after: t, names: ("beside", "before"))
     }
 }
