@@ -116,6 +116,12 @@ public struct IngestSummary: Sendable {
     /// through organize (Benchmarks/README.md, session 19).
     public var errorRows: [ErrorInput] = []
     public static let errorRowsKept = 10
+
+    /// Keeps as many of `rows` as fit in `errorRows`.
+    mutating func keepErrorRows(_ rows: some Collection<ErrorInput>) {
+        errorRows += rows.prefix(max(0, Self.errorRowsKept - errorRows.count))
+    }
+
     public var currentToken = ""
     /// The newest change number once the folders were committed and the run finished, before organize:
     /// the changes up to it are what `inserted`, `updated` and `deleted` count (`ingest --dry-run` lists them).
@@ -361,7 +367,7 @@ public final class Ingestor: Sendable {
                         summary.errors += r.errors.count
                         summary.outcomes.add(r.outcomes)
                         summary.orphans += r.orphans
-                        summary.errorRows += r.errors.prefix(IngestSummary.errorRowsKept - min(IngestSummary.errorRowsKept, summary.errorRows.count))
+                        summary.keepErrorRows(r.errors)
                         p.filesDone += r.seen
                         p.filesProbed += r.probed
                         p.errors += r.errors.count
@@ -467,9 +473,10 @@ public final class Ingestor: Sendable {
             var thumbnailer = Thumbnailer(request: request, concurrency: options.concurrency)
             thumbnailer.executor = pool.renderExecutor
             let t = await thumbnailer.run(assets: try catalog.fetchAssets(o))
-            try catalog.recordErrors(t.errors.map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }, runID: runID)
+            let thumbnailErrors = t.errors.map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }
+            try catalog.recordErrors(thumbnailErrors, runID: runID)
             summary.errors += t.errors.count
-            summary.errorRows += t.errors.prefix(max(0, IngestSummary.errorRowsKept - summary.errorRows.count)).map { ErrorInput(path: $0.path, stage: $0.stage, reason: $0.reason) }
+            summary.keepErrorRows(thumbnailErrors)
             summary.thumbnails = t
             if options.pruneThumbnails {
                 let pruned = ThumbnailPruner(outputDirectory: request.outputDirectory, assets: try catalog.cloudIdentifiersWithResourceHashes()).run()
