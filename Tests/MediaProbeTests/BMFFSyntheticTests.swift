@@ -136,6 +136,40 @@ extension BMFFReaderTests {
         #expect(r.warnings.isEmpty, "\(r.warnings)")
     }
 
+    @Test func heifPropertiesFromTwoIpmaBoxesAndMultiExtentItems() throws {
+        // Item 1's properties are split over two ipma boxes (its indices from both count, in order); the Exif
+        // item has two extents (the first is read, with a warning that names the count).
+        let tiff: [UInt8] = B.s("II") + [0x2A, 0] + [8, 0, 0, 0] + [0, 0]
+        let exifItem = B.u32(0) + tiff
+        let iinf = B.full("iinf", 0, 0, B.u16(3)
+            + B.full("infe", 2, 0, B.u16(1) + B.u16(0) + B.s("hvc1") + [0])
+            + B.full("infe", 2, 1, B.u16(2) + B.u16(0) + B.s("hvc1") + [0])
+            + B.full("infe", 2, 1, B.u16(3) + B.u16(0) + B.s("Exif") + [0]))
+        let ipco = B.box("ipco", B.full("ispe", 0, 0, B.u32(640) + B.u32(480)) + B.box("irot", [1])
+            + B.full("auxC", 0, 0, B.s("urn:mpeg:hevc:2015:auxid:1") + [0]))
+        let ipma1 = B.full("ipma", 0, 0, B.u32(1) + B.u16(1) + [1] + [1])
+        let ipma2 = B.full("ipma", 0, 0, B.u32(2) + B.u16(1) + [1] + [2] + B.u16(2) + [1] + [3])
+        let meta0 = { (exifAt: UInt32) in
+            B.full("meta", 0, 0, B.full("hdlr", 0, 0, B.u32(0) + B.s("pict") + [UInt8](repeating: 0, count: 13))
+                + B.full("pitm", 0, 0, B.u16(1)) + iinf
+                + B.full("iloc", 0, 0, [0x44, 0x00] + B.u16(1) + B.u16(3) + B.u16(0) + B.u16(2) + B.u32(exifAt)
+                    + B.u32(UInt32(exifItem.count)) + B.u32(exifAt) + B.u32(4))
+                + B.full("iref", 0, 0, B.box("auxl", B.u16(2) + B.u16(1) + B.u16(1)))
+                + B.box("iprp", ipco + ipma1 + ipma2))
+        }
+        // The Exif item sits in mdat, after the meta box (whose size does not depend on the offset).
+        let head = B.ftypHEIC + meta0(0)
+        let exifAt = UInt32(head.count + 8)
+        let file = B.ftypHEIC + meta0(exifAt) + B.box("mdat", exifItem)
+        let r = try Self.parse(file)
+        let h = try #require(r.heif)
+        #expect(h.width == 640 && h.height == 480 && h.rotation == 1)
+        #expect(h.auxiliaries == [HEIFAuxiliary(itemID: 2, type: "urn:mpeg:hevc:2015:auxid:1", forItem: 1)])
+        let e = try #require(h.exifRange)
+        #expect(Array(file[Int(e.offset)..<Int(e.end)]) == tiff)
+        #expect(r.warnings.contains { $0.contains("2 extents, only the first is used") }, "\(r.warnings)")
+    }
+
     // MARK: malformed
 
     @Test func sizeZeroRunsToTheEnd() throws {

@@ -103,6 +103,9 @@ struct BoxBuffer: Sendable {
         var out: [BMFFBox] = []
         var pos = max(0, range.lowerBound)
         let end = min(range.upperBound, bytes.count)
+        // Room for up to 32 boxes at once (no box is under 8 bytes): the array grown from empty was
+        // reallocated ~6 times for an item list of 50 (~46k allocations of a 3,000-file first ingest).
+        out.reserveCapacity(Swift.min(32, Swift.max(0, end - pos) / 8))
         while pos < end {
             if end - pos < 8 {
                 if bytes[pos..<end].contains(where: { $0 != 0 }) {
@@ -142,9 +145,9 @@ struct BoxBuffer: Sendable {
         return children(of: box, skip: (first == 0 && p.count >= 4) ? 4 : 0, path: path, warnings: &warnings)
     }
 
-    /// A reader over the payload of `box` (copies it).
-    func reader(_ box: BMFFBox, what: String) -> BinaryReader {
-        BinaryReader(Array(bytes[box.payload]), what: what)
+    /// A reader over the payload of `box` (the buffer is shared, not copied), named `what + more + last`.
+    func reader(_ box: BMFFBox, what: String, _ more: String = "", _ last: String = "") -> BinaryReader {
+        BinaryReader(bytes, window: box.payload, what: what, more, last)
     }
 
     /// File offset of a buffer index.

@@ -5,10 +5,12 @@ struct HEIFMetaParser {
         var length: UInt64
     }
 
+    /// An item's location: its first extent (the only one `itemRange` uses) and how many it declares.
     struct Location: Sendable {
         var method: Int
         var baseOffset: UInt64
-        var extents: [Extent]
+        var firstExtent: Extent?
+        var extentCount: Int
     }
 
     let buf: BoxBuffer
@@ -20,8 +22,10 @@ struct HEIFMetaParser {
     var locations: [UInt32: Location] = [:]
     /// Property boxes of `ipco`, in order (index 1 = first).
     var properties: [BMFFBox] = []
-    /// Item id → 1-based property indices.
-    var associations: [UInt32: [Int]] = [:]
+    /// Item id → its 1-based property indices: a run of `associationStore` (one array for every item, not
+    /// one per item: those were ~36k allocations of a 3,000-file first ingest).
+    var associations: [UInt32: Range<Int>] = [:]
+    var associationStore: [Int] = []
     /// (reference type, from, to).
     var references: [(type: String, from: UInt32, to: [UInt32])] = []
     /// File offset of the `idat` payload.
@@ -55,8 +59,9 @@ struct HEIFMetaParser {
         }
         // Primary item properties.
         if let primary = facts.primaryItemID {
-            for p in itemProperties(primary) {
-                var r = buf.reader(p, what: "meta/iprp/ipco/\(p.type)")
+            for i in propertyIndices(primary) {
+                guard let p = property(i) else { continue }
+                var r = buf.reader(p, what: "meta/iprp/ipco/", p.type)
                 switch p.type {
                 case "ispe" where facts.width == nil:
                     if (try? r.fullBoxHeader()) != nil, let w = try? r.u32(), let h = try? r.u32() {
@@ -81,7 +86,8 @@ struct HEIFMetaParser {
         }
         // Auxiliary images: every item with an auxC property, and what its auxl reference points to.
         for item in facts.items {
-            for p in itemProperties(item.id) where p.type == "auxC" {
+            for i in propertyIndices(item.id) {
+                guard let p = property(i), p.type == "auxC" else { continue }
                 var r = buf.reader(p, what: "meta/iprp/ipco/auxC")
                 guard (try? r.fullBoxHeader()) != nil, let urn = try? r.cString(maxLength: 1024) else { continue }
                 let target = references.first { $0.type == "auxl" && $0.from == item.id }?.to.first
@@ -167,15 +173,14 @@ struct HEIFMetaParser {
                 if per > 0 && extentCount > r.remaining / per {
                     throw ProbeError(.truncated, "meta/iloc: item \(id) declares \(extentCount) extents, the box is too short")
                 }
-                var extents: [Extent] = []
-                extents.reserveCapacity(extentCount)
+                var first: Extent?
                 for _ in 0..<extentCount {
                     if indexSize > 0 { _ = try r.uint(indexSize) }
                     let o = offsetSize > 0 ? try r.uint(offsetSize) : 0
                     let l = lengthSize > 0 ? try r.uint(lengthSize) : 0
-                    extents.append(Extent(offset: o, length: l))
+                    if first == nil { first = Extent(offset: o, length: l) }
                 }
-                locations[id] = Location(method: method, baseOffset: base, extents: extents)
+                locations[id] = Location(method: method, baseOffset: base, firstExtent: first, extentCount: extentCount)
             }
         } catch {
             warnings.append(error.message)
@@ -188,11 +193,11 @@ struct HEIFMetaParser {
             warnings.append("\(what): no iloc entry")
             return nil
         }
-        guard let first = loc.extents.first else {
+        guard let first = loc.firstExtent else {
             warnings.append("\(what): no extents")
             return nil
         }
-        if loc.extents.count > 1 { warnings.append("\(what): \(loc.extents.count) extents, only the first is used") }
+        if loc.extentCount > 1 { warnings.append("\(what): \(loc.extentCount) extents, only the first is used") }
         var start: UInt64
         var (o1, o2) = (false, false)
         switch loc.method {
@@ -254,7 +259,7 @@ struct HEIFMetaParser {
         guard let (version, _) = try? r.fullBoxHeader() else { return }
         let idSize = version == 0 ? 2 : 4
         for ref in buf.children(of: box, skip: 4, path: "meta/iref", warnings: &warnings) {
-            var r = buf.reader(ref, what: "meta/iref/\(ref.type)")
+            var r = buf.reader(ref, what: "meta/iref/", ref.type)
             guard let from = try? r.uint(idSize), let count = try? r.u16() else { continue }
             var to: [UInt32] = []
             for _ in 0..<min(Int(count), r.remaining / idSize) {
@@ -279,16 +284,18 @@ struct HEIFMetaParser {
                     for _ in 0..<min(Int(count), r.remaining / 3) {
                         let id = version < 1 ? UInt32(try r.u16()) : try r.u32()
                         let n = Int(try r.u8())
-                        var list: [Int] = []
-                        list.reserveCapacity(n)
+                        // An item already listed (a second ipma box) gets its earlier indices moved to the end of
+                        // the store, so that its run stays contiguous.
+                        let start = associationStore.count
+                        if let earlier = associations[id] { associationStore.append(contentsOf: associationStore[earlier]) }
                         for _ in 0..<n {
                             if flags & 1 != 0 {
-                                list.append(Int(try r.u16() & 0x7FFF))
+                                associationStore.append(Int(try r.u16() & 0x7FFF))
                             } else {
-                                list.append(Int(try r.u8() & 0x7F))
+                                associationStore.append(Int(try r.u8() & 0x7F))
                             }
                         }
-                        if associations[id] == nil { associations[id] = list } else { associations[id]! += list }
+                        associations[id] = start..<associationStore.count
                     }
                 } catch {
                     warnings.append(error.message)
@@ -299,23 +306,28 @@ struct HEIFMetaParser {
 
     /// The transfer characteristics of an item's `colr` nclx property.
     func transferCharacteristics(of id: UInt32) -> Int? {
-        for p in itemProperties(id) where p.type == "colr" {
+        for i in propertyIndices(id) {
+            guard let p = property(i), p.type == "colr" else { continue }
             var r = buf.reader(p, what: "meta/iprp/ipco/colr")
             if (try? r.fourCC()) == "nclx", (try? r.u16()) != nil, let tc = try? r.u16() { return Int(tc) }
         }
         return nil
     }
 
-    func itemProperties(_ id: UInt32) -> [BMFFBox] {
-        (associations[id] ?? []).compactMap { i in i >= 1 && i <= properties.count ? properties[i - 1] : nil }
-    }
+    /// The property boxes associated with an item, in association order: its 1-based indices into
+    /// `properties` (the stored array: walking it allocates nothing, where building an array of the boxes
+    /// for every item was most of this parser's allocations), each resolved by `property(_:)`.
+    func propertyIndices(_ id: UInt32) -> ArraySlice<Int> { associations[id].map { associationStore[$0] } ?? [] }
+
+    /// The property box of a 1-based index, nil when out of range.
+    func property(_ index: Int) -> BMFFBox? { index >= 1 && index <= properties.count ? properties[index - 1] : nil }
 
     // MARK: grpl
 
     mutating func entityGroups(_ box: BMFFBox) -> [HEIFEntityGroup] {
         var out: [HEIFEntityGroup] = []
         for g in buf.children(of: box, path: "meta/grpl", warnings: &warnings) {
-            var r = buf.reader(g, what: "meta/grpl/\(g.type)")
+            var r = buf.reader(g, what: "meta/grpl/", g.type)
             do {
                 _ = try r.fullBoxHeader()
                 let gid = try r.u32()

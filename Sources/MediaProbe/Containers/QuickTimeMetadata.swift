@@ -44,7 +44,7 @@ enum QuickTimeMetadata {
     /// 3GPP `loci` (TS 26.244): full box, language, name, role, then longitude, latitude and altitude as
     /// signed 16.16 fixed point. Returned as ISO 6709 text (`+52.36929+006.67609+10.53/`).
     static func location(_ buf: BoxBuffer, _ box: BMFFBox, path: String) -> String? {
-        var r = buf.reader(box, what: "\(path) loci")
+        var r = buf.reader(box, what: path, " loci")
         do {
             _ = try r.fullBoxHeader()
             _ = try r.u16()  // language
@@ -82,7 +82,7 @@ enum QuickTimeMetadata {
     /// Key names of a `keys` box (index 0 = key 1). Entries whose namespace is not `mdta` keep their
     /// namespace as a prefix (`udta:©xyz`).
     static func keys(_ buf: BoxBuffer, _ box: BMFFBox, path: String, warnings: inout [String]) -> [String] {
-        var r = buf.reader(box, what: "\(path)/keys")
+        var r = buf.reader(box, what: path, "/keys")
         var out: [String] = []
         do {
             _ = try r.fullBoxHeader()
@@ -149,7 +149,7 @@ enum QuickTimeMetadata {
             let kids = buf.children(of: box, path: path, warnings: &ws)
             var out: [MetadataItem] = []
             for d in kids where d.type == "data" {
-                var r = buf.reader(d, what: "\(path)/data")
+                var r = buf.reader(d, what: path, "/data")
                 guard let indicator = try? r.u32(), (try? r.u32()) != nil else { continue }
                 out.append(MetadataItem(key: box.type, value: decode(type: indicator & 0x00FF_FFFF, r.rest()), source: path))
             }

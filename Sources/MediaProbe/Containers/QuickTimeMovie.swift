@@ -136,7 +136,7 @@ struct QuickTimeMovieParser {
     }
 
     mutating func parseTrackHeader(_ box: BMFFBox, into t: inout TrackFacts, path: String) {
-        var r = buf.reader(box, what: "\(path)/tkhd")
+        var r = buf.reader(box, what: path, "/tkhd")
         do {
             let (version, _) = try r.fullBoxHeader()
             if version == 1 {
@@ -204,7 +204,7 @@ struct QuickTimeMovieParser {
         for box in kids {
             switch box.type {
             case "mdhd":
-                var r = buf.reader(box, what: "\(path)/mdhd")
+                var r = buf.reader(box, what: path, "/mdhd")
                 do {
                     let (version, _) = try r.fullBoxHeader()
                     if version == 1 {

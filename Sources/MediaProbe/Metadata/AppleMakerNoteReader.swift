@@ -54,7 +54,7 @@ public enum AppleMakerNoteReader {
         return note
     }
 
-    static func u(_ b: [UInt8], _ at: Int, _ size: Int, _ be: Bool) -> UInt64? {
+    static func u<C: RandomAccessCollection>(_ b: C, _ at: Int, _ size: Int, _ be: Bool) -> UInt64? where C.Element == UInt8, C.Index == Int {
         BinaryReader.uint(b, at: at, size: size, bigEndian: be)
     }
 
@@ -72,24 +72,22 @@ public enum AppleMakerNoteReader {
     static func decode(_ data: ArraySlice<UInt8>, type: Int, count: Int, bigEndian be: Bool) -> AppleMakerNote.Value? {
         if type == 7 { return .data(count) }
         let n = min(count, maxValuesPerEntry)
-        let d = type == 2 ? Array(data.prefix(maxStringBytes)) : Array(data.prefix(n * unitSize(type)))
+        // Read in place (a slice of the maker note): no copy of each entry's bytes, and no array for the
+        // single value most entries hold (~45k allocations of a 3,000-file first ingest before).
+        let d = type == 2 ? data.prefix(maxStringBytes) : data.prefix(n * unitSize(type))
         func ints(_ size: Int, signed: Bool) -> AppleMakerNote.Value {
-            var out: [Int64] = []
-            out.reserveCapacity(n)
-            for i in 0..<n {
+            func value(_ i: Int) -> Int64 {
                 let raw = u(d, i * size, size, be) ?? 0
-                if signed {
-                    let shift = UInt64(64 - size * 8)
-                    out.append(Int64(bitPattern: raw << shift) >> Int64(shift))
-                } else {
-                    out.append(Int64(bitPattern: raw))
-                }
+                guard signed else { return Int64(bitPattern: raw) }
+                let shift = UInt64(64 - size * 8)
+                return Int64(bitPattern: raw << shift) >> Int64(shift)
             }
-            return out.count == 1 ? .int(out[0]) : .ints(out)
+            if n == 1 { return .int(value(0)) }
+            return .ints((0..<n).map(value))
         }
         func doubles(_ f: (Int) -> Double) -> AppleMakerNote.Value {
-            let out = (0..<n).map(f)
-            return out.count == 1 ? .rational(out[0]) : .rationals(out)
+            if n == 1 { return .rational(f(0)) }
+            return .rationals((0..<n).map(f))
         }
         switch type {
         case 1, 3, 4, 13, 16: return ints(unitSize(type), signed: false)
