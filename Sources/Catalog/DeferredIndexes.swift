@@ -63,12 +63,18 @@ extension Catalog {
     /// beside the full cache; heaptrack); at 2 MiB it takes the same time (0.48–0.64 s at 100k files;
     /// Benchmarks/README.md, session 16). `$SHOEBOX_SQLITE_CACHE_KB`, when set, is kept.
     static let indexBuildCacheKiB = 2 * 1024
+    /// … unless the catalog has fewer assets than this: its tables then fit in the cache the walk had (a first
+    /// ingest's 8 MiB), each index's sort is small, and shrinking the cache only made every build read the
+    /// tables from the OS again (3,000 files: the builds 16–23 → 11–18 ms; Benchmarks/README.md, session 20).
+    static let indexBuildKeepsCacheBelowAssets = 20_000
 
     /// In `db`'s open transaction: builds the noted indexes (those missing) and removes the note, with the
-    /// connection's cache at `indexBuildCacheKiB` meanwhile.
+    /// connection's cache at `indexBuildCacheKiB` meanwhile in a large catalog.
     static func buildDeferredIndexes(_ db: Database) throws -> Int {
         guard let note = try deferredIndexNote(db) else { return 0 }
-        let saved = writerCacheOverrideKiB == nil ? try Int.fetchOne(db, sql: "PRAGMA cache_size") : nil
+        // The largest row id bounds the assets (a first ingest deletes none), without counting the rows.
+        let small = try (Int.fetchOne(db, sql: "SELECT MAX(id) FROM asset") ?? 0) < indexBuildKeepsCacheBelowAssets
+        let saved = writerCacheOverrideKiB == nil && !small ? try Int.fetchOne(db, sql: "PRAGMA cache_size") : nil
         if saved != nil { try db.execute(sql: "PRAGMA cache_size = -\(indexBuildCacheKiB)") }
         defer { if let saved { try? db.execute(sql: "PRAGMA cache_size = \(saved)") } }
         // A note that cannot be read builds nothing: the schema's own indexes are then what the migrations made.

@@ -703,9 +703,20 @@ public final class Ingestor: Sendable {
         let freshPaths = Set(fresh.map { c.files[$0].path })
         var identities: [String: Set<FileIdentity>] = [:]
         for i in fresh { identities[c.files[i].sampleHash!, default: []].insert(FileIdentity(c.files[i].fingerprint)) }
-        let waiting = unwritten.newest(sharing: partials).filter { !freshPaths.contains($0.path) }
-        let waitingPaths = Set(waiting.map(\.path))
-        let stored = try catalog.files(sharingPartialHashes: identities, excluding: freshPaths.union(waitingPaths)) + waiting
+        let waiting = unwritten.newestEntries(sharing: partials).filter { !freshPaths.contains($0.row.path) }
+        let waitingPaths = Set(waiting.map(\.row.path))
+        let fromCatalog = try catalog.files(sharingPartialHashes: identities, excluding: freshPaths.union(waitingPaths))
+        // Nothing can be completed when every partial hash belongs to one file (inode) only — here, among the
+        // unwritten folders and in the catalog (which names only hashes another inode has): the usual case,
+        // hard links or the first copy of a file. Then no row is copied out of `unwritten`.
+        if fromCatalog.isEmpty
+            && identities.allSatisfy({ h, ids in
+                ids.count <= 1 && waiting.allSatisfy { $0.row.sampleHash != h || ids.contains($0.identity) }
+            })
+        {
+            return
+        }
+        let stored = fromCatalog + waiting.map(\.row)
         // Full hashes by file version (inode, size, modification time): a hard link of a file hashed in full
         // before, or earlier in this folder, is not read again. `readNow`: versions read by this call, the only
         // ones a stored row's path may borrow (that path may be gone; the version was just read elsewhere).
@@ -898,8 +909,19 @@ final class ResultBox<T: Sendable>: @unchecked Sendable {
 /// each row, for every folder: a sixth of a `--hash none` ingest of many copies). Only files with a
 /// partial hash (`--hash sampled|none`) are kept, without their facts.
 struct UnwrittenPartials {
-    private var writing: [String: [(order: Int, row: FileRow)]] = [:]
-    private var pending: [String: [(order: Int, row: FileRow)]] = [:]
+    /// A kept row (a reference: looking rows up and ordering them copies no row).
+    final class Entry {
+        let order: Int
+        let row: FileRow
+        let identity: FileIdentity
+        init(order: Int, row: FileRow) {
+            self.order = order
+            self.row = row
+            identity = FileIdentity(row.fingerprint)
+        }
+    }
+    private var writing: [String: [Entry]] = [:]
+    private var pending: [String: [Entry]] = [:]
     private var order = 0
 
     /// A folder commit joined the loop's batch.
@@ -908,7 +930,7 @@ struct UnwrittenPartials {
             guard let h = f.sampleHash else { continue }
             f.facts = nil
             order += 1
-            pending[h, default: []].append((order, f))
+            pending[h, default: []].append(Entry(order: order, row: f))
         }
     }
 
@@ -919,11 +941,18 @@ struct UnwrittenPartials {
     }
 
     /// The newest row of each path that has one of the partial hashes `hashes`.
-    func newest(sharing hashes: Set<String>) -> [FileRow] {
-        var best: [String: (order: Int, row: FileRow)] = [:]
-        for h in hashes {
-            for e in (writing[h] ?? []) + (pending[h] ?? []) where (best[e.row.path]?.order ?? 0) < e.order { best[e.row.path] = e }
+    func newest(sharing hashes: Set<String>) -> [FileRow] { newestEntries(sharing: hashes).map(\.row) }
+
+    /// `newest(sharing:)` as entries, newest first.
+    func newestEntries(sharing hashes: Set<String>) -> [Entry] {
+        var best: [String: Entry] = [:]
+        func consider(_ list: [Entry]?) {
+            for e in list ?? [] where (best[e.row.path]?.order ?? 0) < e.order { best[e.row.path] = e }
         }
-        return best.values.sorted { $0.order > $1.order }.map(\.row)
+        for h in hashes {
+            consider(writing[h])
+            consider(pending[h])
+        }
+        return best.values.sorted { $0.order > $1.order }
     }
 }
