@@ -940,10 +940,7 @@ struct UnwrittenPartials {
         pending = [:]
     }
 
-    /// The newest row of each path that has one of the partial hashes `hashes`.
-    func newest(sharing hashes: Set<String>) -> [FileRow] { newestEntries(sharing: hashes).map(\.row) }
-
-    /// `newest(sharing:)` as entries, newest first.
+    /// The newest entry of each path that has one of the partial hashes `hashes`, newest first.
     func newestEntries(sharing hashes: Set<String>) -> [Entry] {
         var best: [String: Entry] = [:]
         func consider(_ list: [Entry]?) {
