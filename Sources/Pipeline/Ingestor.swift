@@ -913,11 +913,10 @@ struct UnwrittenPartials {
     final class Entry {
         let order: Int
         let row: FileRow
-        let identity: FileIdentity
+        var identity: FileIdentity { FileIdentity(row.fingerprint) }
         init(order: Int, row: FileRow) {
             self.order = order
             self.row = row
-            identity = FileIdentity(row.fingerprint)
         }
     }
     private var writing: [String: [Entry]] = [:]

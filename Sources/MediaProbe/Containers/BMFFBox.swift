@@ -145,9 +145,9 @@ struct BoxBuffer: Sendable {
         return children(of: box, skip: (first == 0 && p.count >= 4) ? 4 : 0, path: path, warnings: &warnings)
     }
 
-    /// A reader over the payload of `box` (the buffer is shared, not copied), named `what + more + last`.
-    func reader(_ box: BMFFBox, what: String, _ more: String = "", _ last: String = "") -> BinaryReader {
-        BinaryReader(bytes, window: box.payload, what: what, more, last)
+    /// A reader over the payload of `box` (the buffer is shared, not copied), named `what + more`.
+    func reader(_ box: BMFFBox, what: String, _ more: String = "") -> BinaryReader {
+        BinaryReader(bytes, window: box.payload, what: what, more)
     }
 
     /// File offset of a buffer index.

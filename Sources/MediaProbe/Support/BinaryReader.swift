@@ -2,7 +2,7 @@
 /// reading past the end; nothing here trusts a length field.
 ///
 /// The cursor reads a window of a shared buffer (a box's payload inside a loaded `meta` or `moov`) without
-/// copying it, and names what it reads in up to three parts joined only for an error message: a copy and a
+/// copying it, and names what it reads in two parts joined only for an error message: a copy and a
 /// composed name per box were ~100k allocations of a 3,000-file first ingest (Benchmarks/README.md, session 20).
 public struct BinaryReader: Sendable {
     private let storage: [UInt8]
@@ -11,23 +11,23 @@ public struct BinaryReader: Sendable {
     public let count: Int
     public private(set) var position: Int
     public var bigEndian: Bool
-    private let whatParts: (String, String, String)
+    private let whatParts: (String, String)
     /// What is being read, for error messages.
-    public var what: String { whatParts.0 + whatParts.1 + whatParts.2 }
+    public var what: String { whatParts.0 + whatParts.1 }
 
     public init(_ bytes: [UInt8], bigEndian: Bool = true, what: String) {
         self.init(bytes, window: 0..<bytes.count, bigEndian: bigEndian, what: what)
     }
 
-    /// A cursor over `window` of `bytes` (clamped to the buffer), named `what + more + last`.
-    public init(_ bytes: [UInt8], window: Range<Int>, bigEndian: Bool = true, what: String, _ more: String = "", _ last: String = "") {
+    /// A cursor over `window` of `bytes` (clamped to the buffer), named `what + more`.
+    public init(_ bytes: [UInt8], window: Range<Int>, bigEndian: Bool = true, what: String, _ more: String = "") {
         let lo = min(max(0, window.lowerBound), bytes.count)
         storage = bytes
         lower = lo
         count = min(max(lo, window.upperBound), bytes.count) - lo
         position = 0
         self.bigEndian = bigEndian
-        whatParts = (what, more, last)
+        whatParts = (what, more)
     }
 
     public var remaining: Int { count - position }
