@@ -314,6 +314,45 @@ extension HashModeTests {
         #expect(summary.deleted == 2)
     }
 
+    /// Every file row names the asset its path is a resource of: written with the file row (a new folder), or
+    /// afterwards (the file rows went first because a stored file was completed to a full hash, or a file of a
+    /// re-assembled folder did not change). Two names that differ only in Unicode normalization are two files
+    /// with two assets, as the file system and SQLite see them.
+    @Test(arguments: [HashMode.full, .sampled])
+    func fileRowsLinkTheirOwnAssets(_ mode: HashMode) async throws {
+        let s = try Scratch()
+        let size = 300_000
+        let nfc = try s.write("a/caf\u{E9}.jpg", Self.jpeg(size: size, seed: 1))
+        let nfd = try s.write("a/cafe\u{301}.jpg", Self.jpeg(size: size, seed: 2))
+        let x = try s.write("a/x.jpg", Self.jpeg(size: size, seed: 3))
+        _ = try s.write("b/x-copy.jpg", Self.jpeg(size: size, seed: 3))  // sampled: completes a's stored x
+        let catalog = try Catalog(path: s.catalogPath)
+        func links() throws -> [[UInt8]: [UInt8]] {
+            let q = try DatabaseQueue(path: s.catalogPath)
+            return try q.read { db in
+                var out: [[UInt8]: [UInt8]] = [:]
+                for r in try Row.fetchAll(db, sql: "SELECT CAST(f.path AS BLOB), CAST(a.root || '/' || a.primary_path AS BLOB) FROM file f LEFT JOIN asset a ON a.id = f.asset_id") {
+                    out[[UInt8](r[0] as Data)] = (r[1] as Data?).map { [UInt8]($0) } ?? []
+                }
+                return out
+            }
+        }
+        func expectEachFileIsItsAsset(_ paths: [String]) throws {
+            let l = try links()
+            #expect(l.count == 4)
+            for p in paths { #expect(l[Array(p.utf8)] == Array(p.utf8), "\(p)") }
+        }
+        // Sampled: the first run writes a alone (batches of one folder), the second adds b and completes x.
+        _ = try await Self.ingest(s.root, catalog, mode: mode, batchRows: 1)
+        try expectEachFileIsItsAsset([nfc, nfd, x, s.root + "/b/x-copy.jpg"])
+        #expect(try catalog.allAssets().count == 4)
+        // One file of a changes: the folder is assembled again; the unchanged files keep their assets.
+        try FileManager.default.removeItem(atPath: nfd)
+        _ = try s.write("a/cafe\u{301}.jpg", Self.jpeg(size: size + 10, seed: 4))
+        _ = try await Self.ingest(s.root, catalog, mode: mode, batchRows: 1)
+        try expectEachFileIsItsAsset([nfc, nfd, x, s.root + "/b/x-copy.jpg"])
+    }
+
     @Test func pathSetsTellPathsByTheirBytes() {
         var set = PathSet()
         set.formUnion(["/p/a", "/p/ab", "/p/caf\u{E9}"])

@@ -14,6 +14,8 @@ public enum XMPReader {
 
     static let rdfNS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
     static let xmlNS = "http://www.w3.org/XML/1998/namespace"
+    /// The `xml` prefix, bound without a declaration.
+    static let xmlNamespace = Namespace(uri: xmlNS)
 
     /// Namespace URI → canonical prefix (ExifTool's group names).
     public static let knownNamespaces: [String: String] = [
@@ -56,13 +58,24 @@ public enum XMPReader {
         return facts
     }
 
+    /// A declared namespace with its canonical prefix (`knownNamespaces`), looked up once when it is declared
+    /// rather than for every name in its scope.
+    struct Namespace {
+        var uri: String
+        var known: String?
+        init(uri: String) {
+            self.uri = uri
+            known = XMPReader.knownNamespaces[uri]
+        }
+    }
+
     struct Frame {
         /// The element's name as written (`exif:DateTimeOriginal`): an end tag that repeats it closes it.
         var name: Substring
         var uri: String
         var local: String
         var key: String
-        var declared: [String: String] = [:]
+        var declared: [String: Namespace] = [:]
         var text: [UInt8] = []
         var textOverflow = 0
         var hasChildren = false
@@ -87,21 +100,22 @@ public enum XMPReader {
             return facts
         }
 
-        func resolve(_ prefix: Substring) -> String? {
-            let p = String(prefix)
-            for f in stack.reversed() { if let u = f.declared[p] { return u } }
-            if p == "xml" { return XMPReader.xmlNS }
+        /// The namespace `prefix` names in the open elements' scope (the innermost declaration wins).
+        func resolve(_ prefix: String) -> Namespace? {
+            for f in stack.reversed() where !f.declared.isEmpty { if let ns = f.declared[prefix] { return ns } }
+            if prefix == "xml" { return XMPReader.xmlNamespace }
             return nil
         }
 
-        func canonical(_ qname: Substring, declared: [String: String]) -> (uri: String, local: String, key: String) {
+        func canonical(_ qname: Substring, declared: [String: Namespace]) -> (uri: String, local: String, key: String) {
             // An empty name (`<:>`, `<a></:>`, an attribute named `:`) must not crash: found by FuzzXMP.
             let colon = XMPReader.firstColon(qname)
-            let prefix = colon.map { qname[..<$0] } ?? ""
+            let prefix = colon.map { String(qname[..<$0]) } ?? ""
             let local = String(colon.map { qname[qname.index(after: $0)...] } ?? qname)
-            let uri = declared[String(prefix)] ?? resolve(prefix) ?? ""
-            let canon = XMPReader.knownNamespaces[uri] ?? String(prefix)
-            return (uri, local, canon.isEmpty ? local : canon + ":" + local)
+            // An unbound prefix has no namespace (URI ""), and keys its names by itself.
+            let ns = (declared.isEmpty ? nil : declared[prefix]) ?? resolve(prefix)
+            let canon = ns?.known ?? prefix
+            return (ns?.uri ?? "", local, canon.isEmpty ? local : canon + ":" + local)
         }
 
         var currentDirItem: Int? {
@@ -142,12 +156,12 @@ public enum XMPReader {
                 if !selfClosing { skippedDepth += 1 }
                 return
             }
-            var declared: [String: String] = [:]
+            var declared: [String: Namespace] = [:]
             for (n, v) in attrs {
                 if n == "xmlns" {
-                    declared[""] = v
+                    declared[""] = Namespace(uri: v)
                 } else if XMPReader.isPrefixedDeclaration(n) {
-                    declared[String(n.dropFirst(6))] = v
+                    declared[String(n.dropFirst(6))] = Namespace(uri: v)
                 }
             }
             let c = canonical(name, declared: declared)
