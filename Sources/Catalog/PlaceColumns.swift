@@ -195,14 +195,26 @@ extension Catalog {
                 // stepping over the table): what is held meanwhile is each row's id and what it needs, where
                 // copied rows (every column, and GRDB's copy of the column names) were ~7 MB for a range of 20k
                 // rows at 100k files.
+                // The rows that need the mark alone (most of a first organize: no place, never seen) are marked
+                // by one statement after the others are written, not one by one.
                 var writes: [(Int64, Write)] = []
+                var marks = 0
                 let rows = try Row.fetchCursor(db, sql: "SELECT \(applyColumns) FROM asset WHERE trashed_at IS NULL AND (\(condition))", arguments: StatementArguments(arguments))
                 while let r = try rows.next() {
                     let w = decide(r)
-                    if case .none = w { continue }
-                    writes.append((r[0], w))
+                    switch w {
+                    case .none: continue
+                    case .mark: marks += 1
+                    case .set: writes.append((r[0], w))
+                    }
                 }
                 for (id, w) in writes { try write(id, w) }
+                if marks > 0 {
+                    // Every row in scope not written above has the mark already (`.none`) or needs it.
+                    try db.execute(
+                        sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL AND (\(condition))",
+                        arguments: StatementArguments(arguments))
+                }
                 return records
             }
             // In batches by row id: memory stays one batch, and the rows updated are never ones a statement

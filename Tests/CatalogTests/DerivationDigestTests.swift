@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 import PhotoModel
+import TestSupport
 import Testing
 
 @testable import Catalog
 
-/// `derivationDigest` hashes the bytes of each column value's `DatabaseValue.description` without building
-/// the string: the bytes must stay the same, or every folder digest stored by an earlier version would read
+/// `derivationDigest` hashes the bytes of each column value's `DatabaseValue.description`, mostly without
+/// building the string: the bytes must stay the same, or every folder digest stored by an earlier version would read
 /// as changed and its folder be written again.
 @Suite struct DerivationDigestTests {
     static func described(_ v: DatabaseValue) -> [UInt8] {
@@ -23,12 +24,34 @@ import Testing
             // Shapes of the columns that take the escaping path: metadata_sources JSON, reasons one per line.
             #"[{"path":"/p/IMG_1.HEIC","type":"photo"}]"#, "subtype: HDR from 'EXIF 0x8827'\nlive: \"ContentIdentifier\" \\ x\r\n\t",
             "\t\n\r\"'\\", "\n", "a\u{1}b", "x\u{0}\n",
+            // Beyond ASCII after a printable character (written from the bytes) or first, after an escape, last.
+            "pixelSize: 320x568; track rotation 90° applied\nsubtype: x", "a°b", "…x", "x…", "a\n°b", "a\"é!", "ab\u{301}c",
+            "a\u{301}", "a👩‍👩‍👧b", "a\u{200D}b", "a\u{2028}b", "a\u{FEFF}b", "\u{E9}", "a\u{E9}\u{301}z", "x🇵🇹y", "x🇵🇹",
+            "\t\u{301}x", "a\u{85}b", "a\u{7F}b", "Århus, Lisboa — São Paulo.", "a\u{E000}b", "a\u{10FFFF}b",
         ]
         var values: [DatabaseValue] = strings.map(\.databaseValue)
         values += [Int64.min, -1, 0, 42, Int64.max].map(\.databaseValue)
         values += [0.1, -2.5, 1e-300, 3.0, .infinity].map(\.databaseValue)
         values += [.null, Data([0, 1, 2, 255]).databaseValue, true.databaseValue]
         for v in values {
+            #expect(Self.described(v) == Array(v.description.utf8), "\(v.description)")
+        }
+    }
+
+    /// Random texts over printable ASCII, the escaped characters, controls and scalars that combine or do not
+    /// (marks, joiners, flags, format characters): the bytes are always those of `description`.
+    @Test func randomTextsFeedTheBytesOfTheirDescription() {
+        let alphabet: [Unicode.Scalar] = [
+            "a", "Z", "0", " ", "~", "\"", "'", "\\", "\t", "\n", "\r", "\u{0}", "\u{1F}", "\u{7F}", "\u{85}", "\u{A0}", "\u{B0}",
+            "\u{E9}", "\u{301}", "\u{308}", "\u{200D}", "\u{200C}", "\u{2028}", "\u{FEFF}", "\u{2026}", "\u{1F469}", "\u{1F3FB}",
+            "\u{1F1F5}", "\u{1F1F9}", "\u{0600}", "\u{0D4E}", "\u{0E33}", "\u{1100}", "\u{1161}", "\u{11A8}", "\u{FF9E}", "\u{E000}",
+            "\u{10FFFF}", "\u{6771}",
+        ]
+        var g = SplitMix(state: 17)
+        for _ in 0..<20_000 {
+            var s = ""
+            for _ in 0..<Int(g.next() % 7) { s.unicodeScalars.append(alphabet[Int(g.next() % UInt64(alphabet.count))]) }
+            let v = s.databaseValue
             #expect(Self.described(v) == Array(v.description.utf8), "\(v.description)")
         }
     }

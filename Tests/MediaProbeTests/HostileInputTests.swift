@@ -31,16 +31,7 @@ import TestSupport
     }
 
     /// Deterministic pseudo-random numbers (SplitMix64) so failures reproduce.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias SplitMix = TestSupport.SplitMix
 
     /// Probes with a watchdog: a probe that has not returned after `limit` seconds is a hang.
     static func probeBounded(_ path: String, limit: Double = 60) async throws -> ProbeReport {
