@@ -276,16 +276,22 @@ public final class Ingestor: Sendable {
                 // which nothing changed is counted right here, without a task or another query.
                 let partial = !Crawler.isDirectory(root)  // a file root covers only itself
                 var lookahead: [(FolderBatch, [FileRow])] = []
+                // The window starts at a folder per worker and doubles up to 64: the first files are probed
+                // once a few folders are listed, not 64 (listing them was a few milliseconds of one core while
+                // the other waited, at the start of every run).
+                var window = max(1, options.concurrency)
                 func nextBatch() throws -> (FolderBatch, [FileRow])? {
                     if lookahead.isEmpty {
+                        let windowSize = window
+                        window = min(64, window * 2)
                         var batches: [FolderBatch] = []
                         if goneFirst == nil {
                             let gone = partial ? [] : try catalog.directories(under: walkedDir, where: Crawler.isMissingDirectory)
                             visited.formUnion(gone)
                             goneFirst = gone.reversed()
                         }
-                        while batches.count < 64, let d = goneFirst?.popLast() { batches.append(FolderBatch(dir: d, files: [])) }
-                        while batches.count < 64, let b = walker.next() {
+                        while batches.count < windowSize, let d = goneFirst?.popLast() { batches.append(FolderBatch(dir: d, files: [])) }
+                        while batches.count < windowSize, let b = walker.next() {
                             visited.insert(b.dir)
                             if b.error != nil { unreadable.append(b.dir + "/") }
                             batches.append(b)
@@ -298,7 +304,7 @@ public final class Ingestor: Sendable {
                                 }.reversed()
                             }
                         }
-                        while batches.isEmpty || (batches.count < 64 && !pendingDirs.isEmpty && walker.isDone) {
+                        while batches.isEmpty || (batches.count < windowSize && !pendingDirs.isEmpty && walker.isDone) {
                             guard let d = pendingDirs.popLast() else { break }
                             batches.append(FolderBatch(dir: d, files: []))
                         }
