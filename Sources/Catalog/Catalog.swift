@@ -530,10 +530,10 @@ public final class Catalog: Sendable {
                 for r in i.asset.resources { links[FilePathKey(base + r.path)] = id }
             }
             guard let incoming = c.assets else { return records }
-            // Each asset's column values, made once for the digest and the row.
-            let columnValues = incoming.map(values)
+            // Each asset's column values, made once for the digest and the row (before the writer, mostly).
+            let columnValues = c.derived?.values ?? incoming.map(values)
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO folder_digest(dir, digest) VALUES (?, ?)")
-                .execute(arguments: [c.dir, Self.derivationDigest(c, columnValues: columnValues)])
+                .execute(arguments: [c.dir, c.derived?.digest ?? Self.derivationDigest(c, columnValues: columnValues)])
             if let t = c.takeoutAlbumTitle {
                 try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)").execute(arguments: ["takeout_album:" + c.dir, t])
             } else {

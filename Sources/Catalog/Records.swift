@@ -150,13 +150,25 @@ public struct FolderCommit: Sendable {
     /// Files of the folder that are gone.
     public var vanished: [String]
     /// The folder's assets, re-assembled (nil: the folder's assets are unchanged).
-    public var assets: [AssetInput]?
+    public var assets: [AssetInput]? { didSet { derived = nil } }
     public var errors: [ErrorInput]
     /// The title of a Google Takeout album `metadata.json` in this folder (nil: none), when re-assembled.
-    public var takeoutAlbumTitle: String?
+    public var takeoutAlbumTitle: String? { didSet { derived = nil } }
+    /// Each asset's column values and the folder's derivation digest, made by `deriveColumns()` before the
+    /// commit reaches the writer (which otherwise makes them: they were a fifth of its work, and the last
+    /// batch of a walk is written while every other thread waits). Changing `assets` or `takeoutAlbumTitle`
+    /// forgets them.
+    public internal(set) var derived: (values: [Catalog.ColumnValues], digest: String)?
     /// Stored files (of other folders) whose partial hash was completed to a full one for this commit: their
     /// `file` and `resource` rows get the full hash in the same transaction.
     public var completedHashes: [CompletedHash] = []
+
+    /// Makes `derived` (on the caller's thread: a probe worker's, not the writer's).
+    public mutating func deriveColumns() {
+        guard let assets else { return }
+        let values = assets.map(Catalog.values)
+        derived = (values, Catalog.derivationDigest(self, columnValues: values))
+    }
 
     public init(runID: Int64, root: String, dir: String, files: [FileRow], vanished: [String], assets: [AssetInput]?, errors: [ErrorInput]) {
         self.runID = runID

@@ -801,6 +801,7 @@ public final class Ingestor: Sendable {
         }
         var commit = FolderCommit(runID: runID, root: root, dir: dir, files: files, vanished: vanished, assets: inputs, errors: errors)
         commit.takeoutAlbumTitle = usable.first { $0.takeout?.isAlbumMetadata == true }?.takeout?.title
+        commit.deriveColumns()
         return (commit, assembly.orphans.count)
     }
 
@@ -844,7 +845,7 @@ public final class Ingestor: Sendable {
                 }
                 s.folders += 1
                 s.files += d.files
-                if commit.files.isEmpty, digests[dir] == Catalog.derivationDigest(commit) { continue }  // nothing changed
+                if commit.files.isEmpty, digests[dir] == (commit.derived?.digest ?? Catalog.derivationDigest(commit)) { continue }  // nothing changed
                 s.records += try catalog.commitFolder(commit)
             }
         }
