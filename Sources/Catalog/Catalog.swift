@@ -799,7 +799,7 @@ public final class Catalog: Sendable {
     ]
 
     static func insert(_ db: Database, _ i: AssetInput, values known: ColumnValues? = nil) throws -> (Int64, String) {
-        let lid = UUID().uuidString + "/L0/001"
+        let lid = RandomUUID.string() + "/L0/001"
         let now = now().databaseValue
         let v = (known ?? values(i)) + [lid.databaseValue, cloudIdentifier(i).databaseValue, now, now]  // as `insertedColumns`
         var b = try Binder(db, insertAssetSQL)
@@ -905,7 +905,7 @@ public final class Catalog: Sendable {
 
     /// Content-derived: the same files ingested on another machine get the same identifier.
     static func cloudIdentifier(_ i: AssetInput) -> String {
-        guard let h = i.primaryHash, let colon = h.firstIndex(of: ":") else { return UUID().uuidString + ":001:local" }
+        guard let h = i.primaryHash, let colon = h.firstIndex(of: ":") else { return RandomUUID.string() + ":001:local" }
         // ASCII hex (every hash shoebox writes): the same text, built from the bytes.
         let hexBytes = h.utf8[h.utf8.index(after: colon)...]
         if hexBytes.count >= 32, hexBytes.allSatisfy({ $0 < 0x80 }) {
@@ -919,7 +919,7 @@ public final class Catalog: Sendable {
             return String(decoding: out, as: UTF8.self)
         }
         let hex = Array(h[h.index(after: colon)...].uppercased())
-        guard hex.count >= 32 else { return UUID().uuidString + ":001:local" }
+        guard hex.count >= 32 else { return RandomUUID.string() + ":001:local" }
         let s = String(hex)
         func part(_ a: Int, _ b: Int) -> String { String(s[s.index(s.startIndex, offsetBy: a)..<s.index(s.startIndex, offsetBy: b)]) }
         return "\(part(0, 8))-\(part(8, 12))-\(part(12, 16))-\(part(16, 20))-\(part(20, 32)):001"
