@@ -217,10 +217,12 @@ public final class Catalog: Sendable {
         }
     }
 
-    static func record(_ db: Database, _ runID: Int64?, _ type: String, _ lid: String, _ change: String, _ props: [String]) throws
-        -> ChangeRecord
-    {
-        var b = try Binder(db, "INSERT INTO change(run_id, at, object_type, local_identifier, change_type, properties) VALUES (?, ?, ?, ?, ?, ?)")
+    static let insertChangeSQL = "INSERT INTO change(run_id, at, object_type, local_identifier, change_type, properties) VALUES (?, ?, ?, ?, ?, ?)"
+
+    static func record(
+        _ db: Database, _ runID: Int64?, _ type: String, _ lid: String, _ change: String, _ props: [String], using s: CommitStatements? = nil
+    ) throws -> ChangeRecord {
+        var b = try s?.binder(.insertChange) ?? Binder(db, insertChangeSQL)
         b.int(runID)
         b.text(now())
         b.text(type)
@@ -418,7 +420,8 @@ public final class Catalog: Sendable {
     public func commitFolders(_ commits: [FolderCommit]) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
-            for c in commits { records += try Self.commitFolder(db, c) }
+            let statements = CommitStatements(db)
+            for c in commits { records += try Self.commitFolder(db, c, using: statements) }
             return records
         }
     }
@@ -437,7 +440,8 @@ public final class Catalog: Sendable {
         """
 
     /// `commitFolder(_:)` inside a transaction the caller holds (`shoebox merge` adds to it).
-    static func commitFolder(_ db: Database, _ c: FolderCommit) throws -> [ChangeRecord] {
+    static func commitFolder(_ db: Database, _ c: FolderCommit, using statements: CommitStatements? = nil) throws -> [ChangeRecord] {
+        let st = statements ?? CommitStatements(db)
         do {
             var records: [ChangeRecord] = []
             // Statements are prepared once per connection (GRDB's statement cache), not per row; the values of
@@ -449,7 +453,7 @@ public final class Catalog: Sendable {
             var links: [FilePathKey: Int64] = [:]
             func writeFiles() throws {
                 for f in c.files {
-                    var b = try Binder(db, Self.upsertFileSQL)
+                    var b = try st.binder(.upsertFile)
                     b.text(f.path)
                     b.text(f.root)
                     b.text(f.dir)
@@ -472,7 +476,7 @@ public final class Catalog: Sendable {
                     // New facts replace the stored ones; a row re-derived from its stored facts (facts nil, version
                     // kept) leaves them; a row without facts (unreadable) has none.
                     if let blob = f.facts {
-                        var facts = try Binder(db, "INSERT OR REPLACE INTO file_facts(path, facts) VALUES (?, ?)")
+                        var facts = try st.binder(.insertFacts)
                         facts.text(f.path)
                         facts.blob(blob)
                         try facts.run()
@@ -496,7 +500,7 @@ public final class Catalog: Sendable {
                 try db.cachedStatement(sql: "DELETE FROM file_facts WHERE path = ?").execute(arguments: [p])
             }
             for e in c.errors {
-                var b = try Binder(db, "INSERT INTO error(run_id, path, stage, reason, at, severity) VALUES (?, ?, ?, ?, ?, ?)")
+                var b = try st.binder(.insertError)
                 b.int(c.runID)
                 b.text(e.path)
                 b.text(e.stage)
@@ -505,7 +509,7 @@ public final class Catalog: Sendable {
                 b.text(e.severity.rawValue)
                 try b.run()
             }
-            if c.assets != nil { records = try commitAssets(db, c, links: &links) }
+            if c.assets != nil { records = try commitAssets(db, c, links: &links, using: st) }
             if !filesFirst { try writeFiles() }
             // Resources whose file rows were not written with their asset (unchanged files of a re-assembled
             // folder; every file when they went first).
@@ -522,7 +526,7 @@ public final class Catalog: Sendable {
     /// The assets part of `commitFolder`: the folder's digest, its assets inserted, updated or left pending, and
     /// in `links` the asset each resource's absolute path belongs to (a path in two assets: the later one, as
     /// when each asset's files were linked in turn).
-    static func commitAssets(_ db: Database, _ c: FolderCommit, links: inout [FilePathKey: Int64]) throws -> [ChangeRecord] {
+    static func commitAssets(_ db: Database, _ c: FolderCommit, links: inout [FilePathKey: Int64], using st: CommitStatements) throws -> [ChangeRecord] {
         do {
             var records: [ChangeRecord] = []
             func link(_ id: Int64, _ i: AssetInput) {
@@ -581,12 +585,12 @@ public final class Catalog: Sendable {
                     let id: Int64 = old["id"]
                     let changed = try Self.update(db, id: id, old: old, input, values: columnValues[k])
                     if !changed.isEmpty {
-                        records.append(try Self.record(db, c.runID, "asset", old["local_identifier"], "updated", changed))
+                        records.append(try Self.record(db, c.runID, "asset", old["local_identifier"], "updated", changed, using: st))
                     }
                     link(id, input)
                 } else {
-                    let (id, lid) = try Self.insert(db, input, values: columnValues[k])
-                    records.append(try Self.record(db, c.runID, "asset", lid, "inserted", []))
+                    let (id, lid) = try Self.insert(db, input, values: columnValues[k], using: st)
+                    records.append(try Self.record(db, c.runID, "asset", lid, "inserted", [], using: st))
                     link(id, input)
                 }
             }
@@ -798,15 +802,15 @@ public final class Catalog: Sendable {
         "dir": "resources",
     ]
 
-    static func insert(_ db: Database, _ i: AssetInput, values known: ColumnValues? = nil) throws -> (Int64, String) {
+    static func insert(_ db: Database, _ i: AssetInput, values known: ColumnValues? = nil, using s: CommitStatements? = nil) throws -> (Int64, String) {
         let lid = RandomUUID.string() + "/L0/001"
         let now = now().databaseValue
         let v = (known ?? values(i)) + [lid.databaseValue, cloudIdentifier(i).databaseValue, now, now]  // as `insertedColumns`
-        var b = try Binder(db, insertAssetSQL)
+        var b = try s?.binder(.insertAsset) ?? Binder(db, insertAssetSQL)
         for k in insertAssetOrder { b.value(v[k]) }
         try b.run()
         let id = db.lastInsertedRowID
-        try insertResources(db, id, i)
+        try insertResources(db, id, i, using: s)
         return (id, lid)
     }
 
@@ -855,15 +859,15 @@ public final class Catalog: Sendable {
             .map { "\($0["type"] as Int)|\($0["path"] as String)|\(($0["content_hash"] as String?) ?? "")" }
     }
 
-    static func insertResources(_ db: Database, _ id: Int64, _ i: AssetInput) throws {
+    static let insertResourceSQL = """
+        INSERT INTO resource(asset_id, ord, type, path, original_filename, uti, file_size, content_hash, byte_offset, byte_length)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    static func insertResources(_ db: Database, _ id: Int64, _ i: AssetInput, using s: CommitStatements? = nil) throws {
         for (n, r) in i.asset.resources.enumerated() {
             let h = n < i.resourceHashes.count ? i.resourceHashes[n] : nil
-            var b = try Binder(
-                db,
-                """
-                INSERT INTO resource(asset_id, ord, type, path, original_filename, uti, file_size, content_hash, byte_offset, byte_length)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            var b = try s?.binder(.insertResource) ?? Binder(db, insertResourceSQL)
             b.int(id)
             b.int(n)
             b.int(r.type.rawValue)
