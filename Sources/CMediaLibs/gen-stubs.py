@@ -15,7 +15,7 @@ ENUM = ["EXIF", "HEIF", "AVUTIL", "AVCODEC", "AVFORMAT", "SWSCALE", "GLIB", "GOB
 
 FUNCTIONS = """
 exif_content_get_entry exif_data_get_byte_order exif_data_load_data exif_data_new exif_data_set_option
-exif_data_unref exif_data_unset_option
+exif_data_unref exif_data_unset_option exif_data_new_mem exif_mem_new exif_mem_unref
 heif_context_alloc heif_context_free heif_context_get_primary_image_handle heif_context_read_from_file
 heif_decode_image heif_image_handle_get_height heif_image_handle_get_width heif_image_handle_release
 heif_image_release heif_init heif_image_get_plane_readonly

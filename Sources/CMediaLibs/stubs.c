@@ -48,9 +48,12 @@ ExifEntry * (exif_content_get_entry)(__typeof__(ExifContent *) a0, __typeof__(Ex
 ExifByteOrder (exif_data_get_byte_order)(__typeof__(ExifData *) a0) { return SHOEBOX_MEDIA_FN(SHOEBOX_LIB_EXIF, exif_data_get_byte_order)(a0); }
 void (exif_data_load_data)(__typeof__(ExifData *) a0, __typeof__(const unsigned char *) a1, __typeof__(unsigned int) a2) { SHOEBOX_MEDIA_FN(SHOEBOX_LIB_EXIF, exif_data_load_data)(a0, a1, a2); }
 ExifData * (exif_data_new)(void) { return SHOEBOX_MEDIA_FN(SHOEBOX_LIB_EXIF, exif_data_new)(); }
+ExifData * (exif_data_new_mem)(__typeof__(ExifMem *) a0) { return SHOEBOX_MEDIA_FN(SHOEBOX_LIB_EXIF, exif_data_new_mem)(a0); }
 void (exif_data_set_option)(__typeof__(ExifData *) a0, __typeof__(ExifDataOption) a1) { SHOEBOX_MEDIA_FN(SHOEBOX_LIB_EXIF, exif_data_set_option)(a0, a1); }
 void (exif_data_unref)(__typeof__(ExifData *) a0) { SHOEBOX_MEDIA_FN(SHOEBOX_LIB_EXIF, exif_data_unref)(a0); }
 void (exif_data_unset_option)(__typeof__(ExifData *) a0, __typeof__(ExifDataOption) a1) { SHOEBOX_MEDIA_FN(SHOEBOX_LIB_EXIF, exif_data_unset_option)(a0, a1); }
+ExifMem * (exif_mem_new)(__typeof__(ExifMemAllocFunc) a0, __typeof__(ExifMemReallocFunc) a1, __typeof__(ExifMemFreeFunc) a2) { return SHOEBOX_MEDIA_FN(SHOEBOX_LIB_EXIF, exif_mem_new)(a0, a1, a2); }
+void (exif_mem_unref)(__typeof__(ExifMem *) a0) { SHOEBOX_MEDIA_FN(SHOEBOX_LIB_EXIF, exif_mem_unref)(a0); }
 void (g_free)(__typeof__(gpointer) a0) { SHOEBOX_MEDIA_FN(SHOEBOX_LIB_GLIB, g_free)(a0); }
 guint (g_log_set_handler)(__typeof__(const gchar *) a0, __typeof__(GLogLevelFlags) a1, __typeof__(GLogFunc) a2, __typeof__(gpointer) a3) { return SHOEBOX_MEDIA_FN(SHOEBOX_LIB_GLIB, g_log_set_handler)(a0, a1, a2, a3); }
 gpointer (g_object_ref)(__typeof__(gpointer) a0) { return SHOEBOX_MEDIA_FN(SHOEBOX_LIB_GOBJECT, g_object_ref)(a0); }

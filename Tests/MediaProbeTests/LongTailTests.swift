@@ -272,6 +272,23 @@ import Testing
         #expect(again.directory(.exif) != nil, "the Exif pointer survives the cut")
     }
 
+    /// libexif allocates from a per-thread arena for each read: a directory of thousands of entries (an array
+    /// libexif grows one entry at a time) reads the same every time, on the same thread, read after read.
+    @Test func libexifReadsFromItsArenaAgainAndAgain() throws {
+        let n = 4000
+        let makeAt = 8 + 2 + 12 * (n + 1) + 4
+        let entries = [(UInt16(0x010F), UInt16(2), UInt32(6), UInt32(makeAt))]
+            + (0..<n).map { (UInt16(0x1000 + $0), UInt16(3), UInt32(1), UInt32($0)) }
+        let block = Self.tiff(entries: entries, tail: Array("Maker\0".utf8))
+        #expect(block.count < ExifReader.maxBlock)
+        var first: ExifReading?
+        for _ in 0..<200 {
+            let r = try ExifReader.read(block, container: "test")
+            #expect(r.camera.make?.value == "Maker")
+            if let first { #expect(r.exif == first.exif) } else { first = r }
+        }
+    }
+
     @Test func rawByStructureNotByMaker() throws {
         let make = Array("NIKON\0".utf8)
         let plain = Self.tiff(entries: [(0x010F, 2, 6, 26)], tail: make)
