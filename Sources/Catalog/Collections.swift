@@ -41,11 +41,11 @@ public struct OrganizeRow: Sendable {
 extension OrganizeRow {
     init(row r: Row, shared: inout StringInterner) {
         self.init(
-            localIdentifier: r[0], root: shared.intern(r[1] as String), primaryPath: r[2], filename: r[3],
+            localIdentifier: r[0], root: shared.intern(r[1] as String, slot: 1), primaryPath: r[2], filename: r[3],
             creationDate: (r[4] as String?).map { AssetDate(local: $0, offsetSeconds: r[5]) },
-            make: shared.intern(r[6] as String?), model: shared.intern(r[7] as String?), burstIdentifier: r[8],
+            make: shared.intern(r[6] as String?, slot: 2), model: shared.intern(r[7] as String?, slot: 3), burstIdentifier: r[8],
             representsBurst: r[9], burstSelectionTypes: UInt(r[10] as Int64), latitude: r[11], longitude: r[12],
-            creationDateSource: shared.intern(r[13] as String?), dir: shared.intern(r[14] as String))
+            creationDateSource: shared.intern(r[13] as String?, slot: 4), dir: shared.intern(r[14] as String, slot: 5))
     }
 }
 
@@ -479,14 +479,27 @@ extension Catalog {
 public struct StringInterner {
     private var table: [String: String] = [:]
     public var limit = 4096
+    /// The last string handed out for each of a few slots (a row's fields): rows read in order mostly repeat
+    /// their neighbour's root, folder or camera, and comparing with it costs less than hashing it (organize
+    /// reads every row twice at least).
+    private var recent: [String?] = [nil, nil, nil, nil, nil, nil, nil, nil]
 
     public init() {}
 
-    public mutating func intern(_ s: String) -> String {
-        if let known = table[s] { return known }
-        if table.count < limit { table[s] = s }
-        return s
+    public mutating func intern(_ s: String, slot: Int = 0) -> String {
+        if let last = recent[slot & 7], last == s { return last }
+        let interned: String
+        if let known = table[s] {
+            interned = known
+        } else {
+            if table.count < limit { table[s] = s }
+            interned = s
+        }
+        recent[slot & 7] = interned
+        return interned
     }
+
+    public mutating func intern(_ s: String?, slot: Int) -> String? { s.map { intern($0, slot: slot) } }
 
     public mutating func intern(_ s: String?) -> String? { s.map { intern($0) } }
 }

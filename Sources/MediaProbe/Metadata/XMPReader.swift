@@ -111,7 +111,7 @@ public enum XMPReader {
             // An empty name (`<:>`, `<a></:>`, an attribute named `:`) must not crash: found by FuzzXMP.
             let colon = XMPReader.firstColon(qname)
             let prefix = colon.map { String(qname[..<$0]) } ?? ""
-            let local = String(colon.map { qname[qname.index(after: $0)...] } ?? qname)
+            let local = String(colon.map { qname[XMPReader.index(after: $0, in: qname)...] } ?? qname)
             // An unbound prefix has no namespace (URI ""), and keys its names by itself.
             let ns = (declared.isEmpty ? nil : declared[prefix]) ?? resolve(prefix)
             let canon = ns?.known ?? prefix
@@ -336,6 +336,14 @@ public enum XMPReader {
         guard let i = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let next = bytes.index(after: i)
         return next == bytes.endIndex || bytes[next] < 0x80 ? i : name.firstIndex(of: ":")
+    }
+
+    /// The index after the colon `firstColon` found: the next byte's when it is plain ASCII (the colon is then
+    /// a character of its own), else the next character's.
+    static func index(after colon: Substring.Index, in name: Substring) -> Substring.Index {
+        let bytes = name.utf8
+        let next = bytes.index(after: colon)
+        return next == bytes.endIndex || bytes[next] < 0x80 ? next : name.index(after: colon)
     }
 
     /// `name.hasPrefix("xmlns:")`, by bytes when the character after the colon is plain ASCII.
