@@ -444,8 +444,8 @@ public final class Catalog: Sendable {
         let st = statements ?? CommitStatements(db)
         do {
             var records: [ChangeRecord] = []
-            // Statements are prepared once per connection (GRDB's statement cache), not per row; the values of
-            // the per-file and per-asset rows are bound straight into SQLite (`Binder`).
+            // The per-row statements are looked up once per transaction (`CommitStatements`); the values of the
+            // per-file and per-asset rows are bound straight into SQLite (`Binder`).
             // The folder's file rows are written once, with the asset each path belongs to, after the assets (a
             // second write per file, setting its asset afterwards, was ~2 % of a first ingest's instructions).
             // Stored files completed to a full hash are updated after the file rows, as a path of this folder
@@ -513,12 +513,7 @@ public final class Catalog: Sendable {
             if !filesFirst { try writeFiles() }
             // Resources whose file rows were not written with their asset (unchanged files of a re-assembled
             // folder; every file when they went first).
-            for (path, id) in links {
-                var b = try Binder(db, "UPDATE file SET asset_id = ? WHERE path = ?")
-                b.int(id)
-                b.text(path.path)
-                try b.run()
-            }
+            for (path, id) in links { try linkFile(db, path: path.path, assetID: id) }
             return records
         }
     }
@@ -530,8 +525,7 @@ public final class Catalog: Sendable {
         do {
             var records: [ChangeRecord] = []
             func link(_ id: Int64, _ i: AssetInput) {
-                let base = i.root.hasSuffix("/") ? i.root : i.root + "/"
-                for r in i.asset.resources { links[FilePathKey(base + r.path)] = id }
+                for path in i.resourcePaths { links[FilePathKey(path)] = id }
             }
             guard let incoming = c.assets else { return records }
             // Each asset's column values, made once for the digest and the row (before the writer, mostly).
@@ -898,13 +892,15 @@ public final class Catalog: Sendable {
     }
 
     static func linkFiles(_ db: Database, assetID: Int64, _ i: AssetInput) throws {
-        let base = i.root.hasSuffix("/") ? i.root : i.root + "/"
-        for r in i.asset.resources {
-            var b = try Binder(db, "UPDATE file SET asset_id = ? WHERE path = ?")
-            b.int(assetID)
-            b.text(base + r.path)
-            try b.run()
-        }
+        for path in i.resourcePaths { try linkFile(db, path: path, assetID: assetID) }
+    }
+
+    /// Sets the asset of the file row at `path`.
+    static func linkFile(_ db: Database, path: String, assetID: Int64) throws {
+        var b = try Binder(db, "UPDATE file SET asset_id = ? WHERE path = ?")
+        b.int(assetID)
+        b.text(path)
+        try b.run()
     }
 
     /// Content-derived: the same files ingested on another machine get the same identifier.

@@ -499,7 +499,5 @@ public struct StringInterner {
         return interned
     }
 
-    public mutating func intern(_ s: String?, slot: Int) -> String? { s.map { intern($0, slot: slot) } }
-
-    public mutating func intern(_ s: String?) -> String? { s.map { intern($0) } }
+    public mutating func intern(_ s: String?, slot: Int = 0) -> String? { s.map { intern($0, slot: slot) } }
 }

@@ -59,27 +59,16 @@ enum RandomUUID {
         }
     }
 
-    /// A new random UUID as text: `B93AE0F5-08ED-42F1-85CA-4942D847179A`.
+    /// A new random UUID as text: `B93AE0F5-08ED-42F1-85CA-4942D847179A` (Foundation's own formatting).
     static func string() -> String {
         var bytes = pool.withLock { $0.take() }
         return withUnsafeMutableBytes(of: &bytes) { u in
             // Version 4 (byte 6's high nibble) and the RFC 4122 variant (byte 8's two high bits), as `UUID()`.
             u[6] = (u[6] & 0x0F) | 0x40
             u[8] = (u[8] & 0x3F) | 0x80
-            let hex: StaticString = "0123456789ABCDEF"
-            return String(unsafeUninitializedCapacity: 36) { out in
-                var o = 0
-                for i in 0..<16 {
-                    if i == 4 || i == 6 || i == 8 || i == 10 {
-                        out[o] = UInt8(ascii: "-")
-                        o += 1
-                    }
-                    out[o] = hex.utf8Start[Int(u[i] >> 4)]
-                    out[o + 1] = hex.utf8Start[Int(u[i] & 0x0F)]
-                    o += 2
-                }
-                return o
-            }
+            return UUID(
+                uuid: (u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15])
+            ).uuidString
         }
     }
 }

@@ -104,6 +104,12 @@ public struct AssetInput: Sendable, Equatable {
     }
 
     public var primaryHash: String? { resourceHashes.first ?? nil }
+
+    /// The absolute paths of the asset's resources (the `file.path` of each), in order.
+    var resourcePaths: [String] {
+        let base = root.hasSuffix("/") ? root : root + "/"
+        return asset.resources.map { base + $0.path }
+    }
 }
 
 public struct MetadataSourceRef: Sendable, Equatable, Codable {
