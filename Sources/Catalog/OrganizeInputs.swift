@@ -75,11 +75,27 @@ extension Catalog {
                 // Assets deleted outright (`--prune`) have no row left to name them.
                 try db.execute(sql: "DELETE FROM organize_input WHERE asset_id NOT IN (SELECT id FROM asset)")
             } else {
-                try db.execute(sql: "DELETE FROM organize_input")
-                try db.execute(sql: insert + select)
+                try Self.writeAllOrganizeInputRows(db)
             }
             try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", arguments: [Self.organizeInputMetaKey])
         }
+    }
+
+    /// Records the organize inputs of every live asset without marking the record complete (a full organize
+    /// writes them once the bursts are stored, on a thread of its own, and marks them complete at its end:
+    /// `markOrganizeInputsComplete`).
+    public func recordAllOrganizeInputRows() throws(CatalogError) {
+        try write { db in try Self.writeAllOrganizeInputRows(db) }
+    }
+
+    static func writeAllOrganizeInputRows(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM organize_input")
+        try db.execute(sql: "INSERT INTO organize_input(asset_id, \(organizeColumns)) SELECT id, \(organizeColumns) FROM asset WHERE trashed_at IS NULL")
+    }
+
+    /// Marks the recorded organize inputs complete (after `recordAllOrganizeInputRows`).
+    public func markOrganizeInputsComplete() throws(CatalogError) {
+        try setMetaValue(Self.organizeInputMetaKey, "1")
     }
 
     /// Forgets that the recorded inputs are complete: a full organize starts so, and only its end records
