@@ -212,6 +212,8 @@ public struct AssetRowWriter {
 
     /// The inside of a JSON string (`string(bytes:into:)` without the quotes).
     @inlinable public static func escaped<Bytes: Collection>(bytes: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
+        // Contiguous bytes (a string's UTF-8, a buffer): eight at a time, runs copied whole (OutBytes).
+        if bytes.withContiguousStorageIfAvailable({ b in OutBytes.escapedRuns(b) { out.append(contentsOf: $0) } }) != nil { return }
         var start = bytes.startIndex
         var i = bytes.startIndex
         while i != bytes.endIndex {

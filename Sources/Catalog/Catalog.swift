@@ -605,10 +605,10 @@ public final class Catalog: Sendable {
     /// `columnValues`: `values(_:)` of each of `c.assets`, in order, when the caller has them already.
     public static func derivationDigest(_ c: FolderCommit, columnValues: [ColumnValues]? = nil) -> String {
         // The bytes are gathered, then hashed in one loop (a call per byte was most of the cost).
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(4096)
+        var bytes = OutBytes(capacity: 4096)
+        defer { bytes.deallocate() }
         func add(_ s: String) {
-            bytes.append(contentsOf: s.utf8)
+            bytes.append(s)
             bytes.append(0x1F)
         }
         add(c.takeoutAlbumTitle ?? "-")
@@ -617,7 +617,7 @@ public final class Catalog: Sendable {
             let i = assets[n]
             let columns = columnValues.map { $0[n] } ?? values(i)
             for k in derivedColumnsByName {
-                bytes.append(contentsOf: derivedColumns[k].utf8)
+                bytes.append(derivedColumns[k])
                 bytes.append(UInt8(ascii: "="))
                 describe(columns[k], into: &bytes)
                 bytes.append(0x1F)
@@ -625,28 +625,28 @@ public final class Catalog: Sendable {
             for (r, hash) in zip(i.asset.resources, i.resourceHashes) {
                 // "type|path|name|uti|size|hash|offset+length", a part at a time.
                 let bar = UInt8(ascii: "|")
-                bytes.append(contentsOf: String(r.type.rawValue).utf8)
+                bytes.append(String(r.type.rawValue))
                 bytes.append(bar)
-                bytes.append(contentsOf: r.path.utf8)
+                bytes.append(r.path)
                 bytes.append(bar)
-                bytes.append(contentsOf: r.originalFilename.utf8)
+                bytes.append(r.originalFilename)
                 bytes.append(bar)
-                bytes.append(contentsOf: (r.uniformTypeIdentifier ?? "").utf8)
+                bytes.append(r.uniformTypeIdentifier ?? "")
                 bytes.append(bar)
-                bytes.append(contentsOf: String(r.fileSize ?? 0).utf8)
+                bytes.append(String(r.fileSize ?? 0))
                 bytes.append(bar)
-                bytes.append(contentsOf: (hash ?? "").utf8)
+                bytes.append(hash ?? "")
                 bytes.append(bar)
                 if let range = r.byteRange {
-                    bytes.append(contentsOf: String(range.offset).utf8)
+                    bytes.append(String(range.offset))
                     bytes.append(UInt8(ascii: "+"))
-                    bytes.append(contentsOf: String(range.length).utf8)
+                    bytes.append(String(range.length))
                 }
                 bytes.append(0x1F)
             }
         }
         var h: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a 64
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        for b in bytes.bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         return String(h, radix: 16)
     }
 
@@ -660,10 +660,17 @@ public final class Catalog: Sendable {
     /// end in one, is written from its bytes; anything else takes the slow path (control characters, DEL,
     /// such a scalar first, after an escaped character or last). The slow path was ~1 % of a first
     /// ingest's instructions: a `reasons` text with a `°` in it.
-    static func describe(_ v: DatabaseValue, into out: inout [UInt8]) {
+    static func describe(_ v: DatabaseValue, into out: inout OutBytes) {
         switch v.storage {
         case .string(var s):
             let done = s.withUTF8 { b -> Bool in
+                // Printable ASCII with no quote, apostrophe or backslash (most values): the text in quotes.
+                if !mayNeedDescribeEscape(b) {
+                    out.append(0x22)
+                    out.append(b)
+                    out.append(0x22)
+                    return true
+                }
                 var afterEscape = true  // the opening quote counts as one
                 var endsBeyondASCII = false
                 for c in b {
@@ -688,20 +695,45 @@ public final class Catalog: Sendable {
                     case 0x0D: escaped = UInt8(ascii: "r")
                     default: continue
                     }
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start..<i]))
+                    out.append(UnsafeBufferPointer(rebasing: b[start..<i]))
                     out.append(0x5C)
                     out.append(escaped)
                     start = i + 1
                 }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start...]))
+                out.append(UnsafeBufferPointer(rebasing: b[start...]))
                 out.append(0x22)
                 return true
             }
-            if !done { out.append(contentsOf: v.description.utf8) }
-        case .int64(let n): out.append(contentsOf: String(n).utf8)
-        case .null: out.append(contentsOf: "NULL".utf8)
-        default: out.append(contentsOf: v.description.utf8)
+            if !done { out.append(v.description) }
+        case .int64(let n): out.append(String(n))
+        case .null: out.append("NULL" as StaticString)
+        default: out.append(v.description)
         }
+    }
+
+    /// Whether some byte of `b` is not printable ASCII or is `"`, `'` or `\`: `describe` then escapes or
+    /// looks further (exact for "no"; eight bytes at a time, as `OutBytes.mayNeedEscape`).
+    static func mayNeedDescribeEscape(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let p = b.baseAddress else { return false }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        var i = 0
+        while i + 8 <= b.count {
+            let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+            if w & highs != 0 || (w &- ones &* 0x20) & ~w & highs != 0 || hasZero(w ^ (ones &* 0x7F))
+                || hasZero(w ^ (ones &* 0x22)) || hasZero(w ^ (ones &* 0x27)) || hasZero(w ^ (ones &* 0x5C))
+            {
+                return true
+            }
+            i += 8
+        }
+        while i < b.count {
+            let c = b[i]
+            if c < 0x20 || c >= 0x7F || c == 0x22 || c == 0x27 || c == 0x5C { return true }
+            i += 1
+        }
+        return false
     }
 
     /// Folder → digest of what it was last derived to (see `derivationDigest`).
@@ -746,7 +778,10 @@ public final class Catalog: Sendable {
         // One reason per line (newlines inside a reason become spaces): cheap to read back in bulk.
         let reasons = a.reasons.map { r in
             let d = r.description
-            return d.utf8.contains(UInt8(ascii: "\n")) ? d.replacingOccurrences(of: "\n", with: " ") : d
+            var text = d
+            // memchr: the generic `utf8.contains` walked ~10 instructions a byte of every reason.
+            let newline = text.withUTF8 { b in b.baseAddress.map { memchr($0, 0x0A, b.count) != nil } ?? false }
+            return newline ? d.replacingOccurrences(of: "\n", with: " ") : d
         }.joined(separator: "\n")
         let name = PathText.fileName(a.id)
         return [

@@ -1,49 +1,53 @@
 import Foundation
 
-/// A growable byte buffer written through a raw pointer: the row stream's output (`AssetRowStream.swift`).
-/// Appending to a `[UInt8]` checks uniqueness and capacity through the generic collection machinery on each
-/// call, and an object is ~100 appends; here an append is a bounds check and a copy. The owner frees it
-/// (`deallocate()`); it is not copyable in spirit — a copy shares the memory.
-struct OutBytes {
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
-    private var capacity: Int
+/// A growable byte buffer written through a raw pointer: the row stream's output (`AssetRowStream.swift`) and
+/// the stored facts (`Pipeline/FactsJSON`). Appending to a `[UInt8]` checks uniqueness and capacity through
+/// the generic collection machinery on each call, and an object is ~100 appends; here an append is a bounds
+/// check and a copy. The owner frees it (`deallocate()`); it is not copyable in spirit — a copy shares the
+/// memory.
+public struct OutBytes {
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var used = 0
+    @usableFromInline var capacity: Int
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = max(capacity, 64)
         base = .allocate(capacity: self.capacity)
     }
 
-    func deallocate() { base.deallocate() }
+    public func deallocate() { base.deallocate() }
+
+    /// How many bytes were written.
+    public var count: Int { used }
 
     /// The bytes written so far, valid until the next append.
-    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    public var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: used) }
 
-    mutating func removeAll() { count = 0 }
+    mutating func removeAll() { used = 0 }
 
-    private mutating func grow(_ n: Int) {
-        let wanted = max(capacity * 2, count + n)
+    @usableFromInline mutating func grow(_ n: Int) {
+        let wanted = max(capacity * 2, used + n)
         let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: wanted)
-        fresh.initialize(from: base, count: count)
+        fresh.initialize(from: base, count: used)
         base.deallocate()
         base = fresh
         capacity = wanted
     }
 
-    @inline(__always) mutating func append(_ b: UInt8) {
-        if count == capacity { grow(1) }
-        base[count] = b
-        count += 1
+    @inlinable @inline(__always) public mutating func append(_ b: UInt8) {
+        if used == capacity { grow(1) }
+        base[used] = b
+        used += 1
     }
 
-    @inline(__always) mutating func append(_ p: UnsafeBufferPointer<UInt8>) {
+    @inlinable @inline(__always) public mutating func append(_ p: UnsafeBufferPointer<UInt8>) {
         guard let from = p.baseAddress, p.count > 0 else { return }
-        if count + p.count > capacity { grow(p.count) }
-        (base + count).update(from: from, count: p.count)
-        count += p.count
+        if used + p.count > capacity { grow(p.count) }
+        (base + used).update(from: from, count: p.count)
+        used += p.count
     }
 
-    @inline(__always) mutating func append(_ s: StaticString) {
+    @inlinable @inline(__always) public mutating func append(_ s: StaticString) {
         append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
@@ -53,7 +57,7 @@ struct OutBytes {
     }
 
     /// A JSON string of `bytes`: quoted, with `AssetRowWriter.escaped(bytes:into:)`'s escapes.
-    @inline(__always) mutating func jsonString(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @inline(__always) public mutating func jsonString(_ bytes: UnsafeBufferPointer<UInt8>) {
         append(UInt8(ascii: "\""))
         escaped(bytes)
         append(UInt8(ascii: "\""))
@@ -75,13 +79,22 @@ struct OutBytes {
 
     /// The inside of a JSON string: the same bytes `AssetRowWriter.escaped(bytes:into:)` writes, runs
     /// without a character to escape copied whole.
-    mutating func escaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public mutating func escaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        Self.escapedRuns(bytes) { append($0) }
+    }
+
+    /// The inside of a JSON string as runs of bytes given to `append`: runs without a character to escape
+    /// whole, each escape (`AssetRowWriter.escapeSequence`) a run of its own. Shared by the query output
+    /// (`escaped`) and the stored facts and asset JSON (`AssetRowWriter.escaped(bytes:into:)`).
+    @usableFromInline @inline(__always) static func escapedRuns(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ append: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
         guard let p = bytes.baseAddress else { return }
         var start = 0
         var i = 0
         while i < bytes.count {
             // Eight bytes at a time while none of them needs an escape (a control byte, `"` or `\`).
-            if i + 8 <= bytes.count && !Self.mayNeedEscape(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) {
+            if i + 8 <= bytes.count && !mayNeedEscape(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) {
                 i += 8
                 continue
             }
@@ -98,7 +111,7 @@ struct OutBytes {
 
     /// Whether a byte of `w` is below 0x20, `"` or `\` (exact for "no": a true may be a byte ≥ 0x80 next
     /// to a match's borrow, which the byte-wise check then passes over).
-    @inline(__always) static func mayNeedEscape(_ w: UInt64) -> Bool {
+    @usableFromInline @inline(__always) static func mayNeedEscape(_ w: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }

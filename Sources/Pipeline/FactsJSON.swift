@@ -19,17 +19,33 @@ enum FactsJSON {
         return w.failed ? nil : w.out
     }
 
-    /// A value written; the writer says whether it `failed` (and, in debug builds, its `keyMismatches`).
-    static func write(_ value: some FactsJSONValue) -> Writer {
-        var w = Writer()
-        value.writeFactsJSON(to: &w)
-        return w
+    /// A value written: its bytes, whether it `failed` (and, in debug builds, the writer's `keyMismatches`).
+    struct Written {
+        var out: [UInt8]
+        var failed: Bool
+        #if DEBUG
+            var keyMismatches: [String]
+        #endif
     }
 
-    /// Appends JSON text to `out`. Containers track only whether a separator is due: the writers open and
-    /// close them in order.
+    static func write(_ value: some FactsJSONValue) -> Written {
+        var w = Writer()
+        defer { w.buffer.deallocate() }
+        value.writeFactsJSON(to: &w)
+        #if DEBUG
+            return Written(out: Array(w.buffer.bytes), failed: w.failed, keyMismatches: w.keyMismatches)
+        #else
+            return Written(out: Array(w.buffer.bytes), failed: w.failed)
+        #endif
+    }
+
+    /// Appends JSON text to `buffer` (an `OutBytes`: an append is a bounds check and a copy, where a `[UInt8]`
+    /// checked uniqueness and capacity through generic code at each of a report's ~300 appends, ~190
+    /// instructions a key; the bytes are copied into an array once, by `write`). Containers track only
+    /// whether a separator is due: the writers open and close them in order.
     struct Writer {
-        var out: [UInt8] = []
+        /// Freed by `write`, the one place a writer is made.
+        var buffer = OutBytes(capacity: 4096)
         /// A number that JSON cannot carry was met.
         var failed = false
         /// The container just opened: no comma before its first member or element.
@@ -42,8 +58,6 @@ enum FactsJSON {
             var keyMismatches: [String] = []
         #endif
 
-        init() { out.reserveCapacity(4096) }
-
         // MARK: Containers
 
         /// `{` of a fact type's object; its members follow in the order of `keys`.
@@ -51,7 +65,7 @@ enum FactsJSON {
             #if DEBUG
                 expected.append((keys, 0))
             #endif
-            out.append(UInt8(ascii: "{"))
+            buffer.append(UInt8(ascii: "{"))
             atStart = true
         }
 
@@ -60,7 +74,7 @@ enum FactsJSON {
             #if DEBUG
                 expected.append((nil, 0))
             #endif
-            out.append(UInt8(ascii: "{"))
+            buffer.append(UInt8(ascii: "{"))
             atStart = true
         }
 
@@ -71,23 +85,23 @@ enum FactsJSON {
                     keyMismatches.append("\(keys): stopped before \(keys[next])")
                 }
             #endif
-            out.append(UInt8(ascii: "}"))
+            buffer.append(UInt8(ascii: "}"))
             atStart = false
         }
 
         mutating func beginArray() {
-            out.append(UInt8(ascii: "["))
+            buffer.append(UInt8(ascii: "["))
             atStart = true
         }
 
         mutating func endArray() {
-            out.append(UInt8(ascii: "]"))
+            buffer.append(UInt8(ascii: "]"))
             atStart = false
         }
 
         /// Before an array element: a comma after the first.
         mutating func element() {
-            if !atStart { out.append(UInt8(ascii: ",")) }
+            if !atStart { buffer.append(UInt8(ascii: ",")) }
             atStart = false
         }
 
@@ -96,20 +110,33 @@ enum FactsJSON {
         /// `"name":` of a fact type's member.
         mutating func key(_ name: StaticString) {
             pass(name)
-            if !atStart { out.append(UInt8(ascii: ",")) }
+            if !atStart { buffer.append(UInt8(ascii: ",")) }
             atStart = false
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            out.append(UInt8(ascii: "\""))
-            out.append(UInt8(ascii: ":"))
+            buffer.append(UInt8(ascii: "\""))
+            buffer.append(name)
+            buffer.append(UInt8(ascii: "\""))
+            buffer.append(UInt8(ascii: ":"))
         }
 
         /// A dictionary's key (escaped: it is data).
         mutating func dictionaryKey(_ name: String) {
-            if !atStart { out.append(UInt8(ascii: ",")) }
+            if !atStart { buffer.append(UInt8(ascii: ",")) }
             atStart = false
             string(name)
-            out.append(UInt8(ascii: ":"))
+            buffer.append(UInt8(ascii: ":"))
+        }
+
+        /// A dictionary's key `"0xHHHH"` (four uppercase hex digits, as `AppleMakerNote.key` names a tag
+        /// without a name).
+        mutating func hexKey(_ v: UInt16) {
+            if !atStart { buffer.append(UInt8(ascii: ",")) }
+            atStart = false
+            func hex(_ d: UInt16) -> UInt8 {
+                let x = UInt8(truncatingIfNeeded: d & 0xF)
+                return x < 10 ? UInt8(ascii: "0") + x : UInt8(ascii: "A") + x - 10
+            }
+            var t = (UInt8(ascii: "\""), UInt8(ascii: "0"), UInt8(ascii: "x"), hex(v >> 12), hex(v >> 8), hex(v >> 4), hex(v), UInt8(ascii: "\""), UInt8(ascii: ":"))
+            withUnsafeBytes(of: &t) { buffer.append($0.bindMemory(to: UInt8.self)) }
         }
 
         mutating func member<V: FactsJSONValue>(_ name: StaticString, _ value: V) {
@@ -143,20 +170,20 @@ enum FactsJSON {
         // MARK: Scalars
 
         mutating func literal(_ s: StaticString) {
-            out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+            buffer.append(s)
         }
 
         mutating func string(_ s: String) {
             var s = s
-            s.withUTF8 { AssetRowWriter.string(bytes: $0, into: &out) }
+            s.withUTF8 { buffer.jsonString($0) }
         }
 
         /// Decimal digits, without going through `String`.
         mutating func integer<I: FixedWidthInteger>(_ v: I) {
-            if v < 0 { out.append(UInt8(ascii: "-")) }
+            if v < 0 { buffer.append(UInt8(ascii: "-")) }
             var m = UInt64(v.magnitude)
             if m < 10 {
-                out.append(UInt8(ascii: "0") + UInt8(m))
+                buffer.append(UInt8(ascii: "0") + UInt8(m))
                 return
             }
             // The digits backwards into a stack buffer (20 hold any UInt64), then appended in order:
@@ -169,7 +196,7 @@ enum FactsJSON {
                     digits[i] = UInt8(ascii: "0") + UInt8(m % 10)
                     m /= 10
                 }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[i...]))
+                buffer.append(UnsafeBufferPointer(rebasing: digits[i...]))
             }
         }
 
@@ -182,7 +209,7 @@ enum FactsJSON {
             }
             var text = v.description
             if text.hasSuffix(".0") { text.removeLast(2) }
-            out.append(contentsOf: text.utf8)
+            text.withUTF8 { buffer.append($0) }
         }
     }
 }
@@ -818,7 +845,8 @@ extension AppleMakerNote: FactsJSONObject {
         let ordered = entries.map { (order: Self.keyOrder($0.key), tag: $0.key, value: $0.value) }.sorted { $0.order < $1.order }
         w.beginDictionary()
         for (_, tag, value) in ordered {
-            w.dictionaryKey(Self.key(tag))
+            // `key(tag)` without a string per tag: its name, else `"0x002B"` from the number.
+            if let name = Self.tagNames[tag] { w.dictionaryKey(name) } else { w.hexKey(tag) }
             value.writeFactsJSON(to: &w)
         }
         w.endObject()

@@ -11,9 +11,10 @@ import Testing
 /// as changed and its folder be written again.
 @Suite struct DerivationDigestTests {
     static func described(_ v: DatabaseValue) -> [UInt8] {
-        var out: [UInt8] = []
+        var out = OutBytes(capacity: 64)
+        defer { out.deallocate() }
         Catalog.describe(v, into: &out)
-        return out
+        return Array(out.bytes)
     }
 
     @Test func valuesFeedTheBytesOfTheirDescription() {
