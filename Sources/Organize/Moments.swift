@@ -189,6 +189,11 @@ public enum MomentSegmenter {
     /// Moments of `items`, which are in time order already (the caller orders ties). `seedNames` gives the
     /// local identifiers of the assets whose moments derive their identifier from their first member (an
     /// organize stage holding rows reads just those from the catalog).
+    ///
+    /// Specialized here for catalog row ids (`Int64`, the organize stage's items): called across the module
+    /// boundary, the generic body ran with witness tables and boxed closures, ~55M instructions for 2,370
+    /// items at 3,000 files, in organize's serial part.
+    @_specialize(exported: true, where ID == Int64)
     public static func segment<ID>(
         sorted items: [MomentItem<ID>], previous: [PreviousMoment<ID>], options: Options = Options(), seedNames: ([ID]) throws -> [String]
     ) rethrows -> MomentResult<ID> {

@@ -76,9 +76,7 @@ enum ExifReader {
             guard let c, let e = exif_content_get_entry(c, tag) else { return nil }
             return Entry(e.pointee, order: order)
         }
-        func src(_ tag: ExifTag, _ name: String) -> String {
-            "EXIF 0x\(String(tag.rawValue, radix: 16, uppercase: true)) \(name) \(lib)"
-        }
+        func src(_ tag: ExifTag, _ name: String) -> String { ExifReader.source(tag: UInt32(tag.rawValue), name) }
         func text(_ c: UnsafeMutablePointer<ExifContent>?, _ tag: ExifTag, _ name: String) -> Sourced<String>? {
             guard let s = entry(c, tag)?.string, !s.isEmpty else { return nil }
             return Sourced(s, src(tag, name))
@@ -288,6 +286,48 @@ enum ExifReader {
 }
 
 /// EXIF-style date text (`YYYY:MM:DD HH:MM:SS`) to `FileDate`.
+extension ExifReader {
+    /// `EXIF 0x10F Make (libexif)`: a tag's source text (uppercase hex, no padding), made in one allocation
+    /// (the interpolation was ~2,600 instructions, eight per photo).
+    static func source(tag: UInt32, _ name: String) -> String {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            var v = tag
+            repeat {
+                let x = UInt8(truncatingIfNeeded: v & 0xF)
+                d[7 - count] = x < 10 ? UInt8(ascii: "0") + x : UInt8(ascii: "A") + x - 10
+                count += 1
+                v >>= 4
+            } while v != 0
+        }
+        let head: StaticString = "EXIF 0x", tail: StaticString = " (libexif)"
+        var n = name
+        return n.withUTF8 { nameBytes in
+            withUnsafeBytes(of: &digits) { d in
+                let hex = UnsafeRawBufferPointer(rebasing: d[(8 - count)...])
+                let total = head.utf8CodeUnitCount + hex.count + 1 + nameBytes.count + tail.utf8CodeUnitCount
+                return String(unsafeUninitializedCapacity: total) { out in
+                    var i = 0
+                    func put(_ b: UnsafeRawBufferPointer) {
+                        for byte in b {
+                            out[i] = byte
+                            i += 1
+                        }
+                    }
+                    put(UnsafeRawBufferPointer(start: head.utf8Start, count: head.utf8CodeUnitCount))
+                    put(hex)
+                    out[i] = UInt8(ascii: " ")
+                    i += 1
+                    put(UnsafeRawBufferPointer(nameBytes))
+                    put(UnsafeRawBufferPointer(start: tail.utf8Start, count: tail.utf8CodeUnitCount))
+                    return i
+                }
+            }
+        }
+    }
+}
+
 enum ExifDate {
     /// Parses the date, appending sub-seconds and the `±HH:MM` offset when given.
     static func parse(_ raw: String, subSeconds: String?, offset: String?) -> FileDate? {
