@@ -236,10 +236,35 @@ public enum Sniffer {
         if h[i] == UInt8(ascii: "{") || h[i] == UInt8(ascii: "[") { return .json }
         if h.matches("bplist00", at: i) { return .aae }
         if h[i] == UInt8(ascii: "<") {
-            let text = String(decoding: h[i...], as: UTF8.self)
-            if text.contains("<plist") || text.contains("PropertyList") { return .aae }
-            if text.contains("x:xmpmeta") || text.contains("<?xpacket") || text.contains("adobe:ns:meta") { return .xmp }
+            if textContains(h, from: i, "<plist") || textContains(h, from: i, "PropertyList") { return .aae }
+            if textContains(h, from: i, "x:xmpmeta") || textContains(h, from: i, "<?xpacket") || textContains(h, from: i, "adobe:ns:meta") {
+                return .xmp
+            }
         }
         return .unknown
+    }
+
+    /// Whether the text of `h[from...]` (decoded as UTF-8) contains `needle`, as `String.contains` answers,
+    /// searched by bytes (the string search over a decoded header was ~100k instructions a text file): a
+    /// match between ASCII bytes (or the text's ends) is a match of whole characters, and a needle of ASCII
+    /// without `K`, `;` or `` ` `` (whose singleton canonical equivalents are beyond ASCII), not starting with
+    /// a line feed nor ending with a carriage return (CR LF is one character), has no other spelling. Anything else is left to the string search.
+    static func textContains(_ h: [UInt8], from: Int, _ needle: String) -> Bool {
+        let n = Array(needle.utf8)
+        let plain = !n.isEmpty && n.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "K") && $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: "`") }
+            && n[0] != 0x0A && n[n.count - 1] != 0x0D
+        guard plain else { return decodedContains(h, from: from, needle) }
+        guard let k = h.firstIndex(of: n, from: from) else { return false }
+        let before = k > from ? h[k - 1] : 0
+        let after = k + n.count < h.count ? h[k + n.count] : 0
+        if before < 0x80 && after < 0x80 { return true }
+        return decodedContains(h, from: from, needle)
+    }
+
+    /// The string search the byte search stands for: the standard library's `contains` over characters
+    /// (this module does not import Foundation, whose `contains` compares differently, e.g. it finds "OK"
+    /// in "OK\u{200D}" where the characters are "O" and "K\u{200D}").
+    static func decodedContains(_ h: [UInt8], from: Int, _ needle: String) -> Bool {
+        String(decoding: h[from...], as: UTF8.self).contains(needle)
     }
 }
