@@ -123,6 +123,18 @@ struct Binder {
         guard code == SQLITE_DONE else { throw failure(code) }
     }
 
+    /// `run()`, but false (nothing written: SQLite checks a single-row INSERT's constraints before it writes)
+    /// when a UNIQUE or PRIMARY KEY constraint stopped it; any other failure throws.
+    func runUnlessUniqueConflict() throws -> Bool {
+        var code = sqlite3_step(statement)
+        while code == SQLITE_ROW { code = sqlite3_step(statement) }
+        defer { sqlite3_reset(statement) }
+        if code == SQLITE_DONE { return true }
+        let extended = ResultCode(rawValue: connection.map { sqlite3_extended_errcode($0) } ?? code)
+        if extended == .SQLITE_CONSTRAINT_UNIQUE || extended == .SQLITE_CONSTRAINT_PRIMARYKEY { return false }
+        throw failure(code)
+    }
+
     /// The error of a step that returned `code`, with SQLite's message (read before the statement is reset).
     private func failure(_ code: Int32) -> DatabaseError {
         let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
@@ -135,10 +147,11 @@ struct Binder {
 /// lookups in a 3,000-file first ingest, on the writer's thread).
 final class CommitStatements {
     enum Kind: Int, CaseIterable {
-        case upsertFile, insertFacts, insertError, insertAsset, insertResource, insertChange
+        case insertFile, upsertFile, insertFacts, insertError, insertAsset, insertResource, insertChange
 
         var sql: String {
             switch self {
+            case .insertFile: Catalog.insertFileSQL
             case .upsertFile: Catalog.upsertFileSQL
             case .insertFacts: "INSERT OR REPLACE INTO file_facts(path, facts) VALUES (?, ?)"
             case .insertError: "INSERT INTO error(run_id, path, stage, reason, at, severity) VALUES (?, ?, ?, ?, ?, ?)"

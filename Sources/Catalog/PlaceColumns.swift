@@ -210,9 +210,11 @@ extension Catalog {
                 }
                 for (id, w) in writes { try write(id, w) }
                 if marks > 0 {
-                    // Every row in scope not written above has the mark already (`.none`) or needs it.
+                    // Every row in scope not written above has the mark already (`.none`) or needs it. `OR IGNORE`
+                    // (a constant 1 breaks no constraint): a statement that can abort midway copies every page it
+                    // changes into a statement journal first, a temporary file past 64 KiB.
                     try db.execute(
-                        sql: "UPDATE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL AND (\(condition))",
+                        sql: "UPDATE OR IGNORE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL AND (\(condition))",
                         arguments: StatementArguments(arguments))
                 }
                 return records

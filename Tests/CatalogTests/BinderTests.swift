@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PhotoModel
+import TestSupport
 import Testing
 
 @testable import Catalog
@@ -59,6 +60,63 @@ import Testing
             #expect(error?.sql == "INSERT INTO t(k) VALUES (?)")
             // The failed statement was reset: the connection goes on.
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM t") == 1)
+        }
+    }
+
+    /// A file row is inserted by a plain INSERT first: a UNIQUE conflict says "stored already" (nothing
+    /// written, the statement reusable), every other failure still throws.
+    @Test func aUniqueConflictIsAnAnswerOtherFailuresThrow() throws {
+        let q = try DatabaseQueue()
+        try q.write { db in
+            try db.execute(sql: "CREATE TABLE t(k TEXT NOT NULL UNIQUE, v INTEGER)")
+            func insert(_ k: String?, _ v: Int64) throws -> Bool {
+                var b = try Binder(db, "INSERT INTO t(k, v) VALUES (?, ?)")
+                b.text(k)
+                b.int(v)
+                return try b.runUnlessUniqueConflict()
+            }
+            #expect(try insert("a", 1))
+            #expect(try !insert("a", 2))
+            #expect(try insert("b", 3))
+            let error = #expect(throws: DatabaseError.self) { try insert(nil, 4) }
+            #expect(error?.message?.contains("NOT NULL constraint failed: t.k") == true)
+            #expect(try Row.fetchAll(db, sql: "SELECT k, v FROM t ORDER BY k").map { [$0[0] as String, String($0[1] as Int64)] } == [["a", "1"], ["b", "3"]])
+        }
+    }
+
+    /// A path committed again (a changed file in a later run) updates its row in place: the same row id and
+    /// first run, the new values and last run, its facts replaced, and its asset kept when the commit names none.
+    @Test func aStoredPathIsUpdatedInPlace() throws {
+        let s = try TestScratch("binder-upsert")
+        let path = s.path("c.sqlite")
+        let catalog = try Catalog(path: path)
+        func row(size: Int64, hash: String, facts: [UInt8]) -> FileRow {
+            FileRow(
+                path: "/r/a/IMG_1.JPG", root: "/r", dir: "/r/a", fingerprint: FileFingerprint(size: size, mtimeNanoseconds: size, inode: 7, device: 1),
+                contentHash: hash, kind: "image", role: "primary", status: "ok", lastError: nil, facts: facts, probeVersion: 1)
+        }
+        let run1 = try catalog.beginRun(roots: ["/r"])
+        var asset = Asset(id: "a/IMG_1.JPG", mediaType: .image)
+        asset.resources = [AssetResource(type: .photo, path: "a/IMG_1.JPG", originalFilename: "IMG_1.JPG")]
+        try catalog.commitFolder(
+            FolderCommit(
+                runID: run1, root: "/r", dir: "/r/a", files: [row(size: 10, hash: "h1", facts: [1])], vanished: [],
+                assets: [AssetInput(asset: asset, root: "/r", dir: "/r/a", resourceHashes: ["h1"])], errors: []))
+        let run2 = try catalog.beginRun(roots: ["/r"])
+        try catalog.commitFolder(
+            FolderCommit(runID: run2, root: "/r", dir: "/r/a", files: [row(size: 20, hash: "h2", facts: [2, 2])], vanished: [], assets: nil, errors: []))
+        let q = try DatabaseQueue(path: path)
+        try q.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, size, content_hash, first_run, last_run, asset_id FROM file")
+            try #require(rows.count == 1)
+            let r = rows[0]
+            #expect(r["id"] as Int64 == 1)
+            #expect(r["size"] as Int64 == 20)
+            #expect(r["content_hash"] as String == "h2")
+            #expect(r["first_run"] as Int64 == run1 && r["last_run"] as Int64 == run2 && run1 != run2)
+            let assetID = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE local_identifier IS NOT NULL")
+            #expect(assetID != nil && r["asset_id"] as Int64? == assetID)
+            #expect(try Data.fetchAll(db, sql: "SELECT facts FROM file_facts") == [Data([2, 2])])
         }
     }
 
