@@ -127,9 +127,13 @@ public enum ContentHasher {
     /// Read buffers kept between hashes (one per worker at a time): no allocation or page fault per file.
     static let buffers = BufferPool(size: 1 << 20)
 
-    /// Gives back the read buffers kept between hashes (a later hash allocates one again). An ingest calls it
-    /// once no file is left to hash: kept, the two buffers of a 2-core machine were 2 MiB of organize's peak.
-    public static func releaseBuffers() { buffers.releaseAll() }
+    /// Gives back the read buffers kept between hashes and `FileSource`s (a later one allocates one again).
+    /// An ingest calls it once no file is left to hash: kept, the two buffers of a 2-core machine were 2 MiB
+    /// of organize's peak.
+    public static func releaseBuffers() {
+        buffers.releaseAll()
+        FileSource.buffers.releaseAll()
+    }
     static func hex64(_ v: UInt64) -> String {
         let s = String(v, radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s
@@ -147,16 +151,21 @@ final class BufferPool: Sendable {
     init(size: Int) { self.size = size }
 
     func withBuffer<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        let owned = free.withLock { $0.popLast() } ?? Owned(buffer: .allocate(byteCount: size, alignment: 64))
-        defer {
-            let kept = free.withLock { list -> Bool in
-                guard list.count < 16 else { return false }
-                list.append(owned)
-                return true
-            }
-            if !kept { owned.buffer.deallocate() }
-        }
+        let owned = take()
+        defer { giveBack(owned) }
         return try body(owned.buffer)
+    }
+
+    /// A buffer lent until `giveBack` (kept in the free list then, up to 16).
+    func take() -> Owned { free.withLock { $0.popLast() } ?? Owned(buffer: .allocate(byteCount: size, alignment: 64)) }
+
+    func giveBack(_ owned: Owned) {
+        let kept = free.withLock { list -> Bool in
+            guard list.count < 16 else { return false }
+            list.append(owned)
+            return true
+        }
+        if !kept { owned.buffer.deallocate() }
     }
 
     /// How many buffers the free list holds.

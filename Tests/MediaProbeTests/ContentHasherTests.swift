@@ -34,16 +34,22 @@ import Testing
     }
 
     /// Reads are served from the head read at open (`FileSource.headSize`) when they fall inside it, from
-    /// the file otherwise: the same bytes either way, for reads inside, across and past the head's end, and
-    /// for files shorter than the head.
+    /// the read window (`FileSource.windowSize` from the last small read's start) or the file otherwise: the
+    /// same bytes either way, for reads inside, across and past the head's end, inside, across and before
+    /// the window, at the end of the file, and for files shorter than the head.
     @Test(arguments: [0, 1, 100, FileSource.headSize - 1, FileSource.headSize, FileSource.headSize + 1, 3 * FileSource.headSize + 7])
     func readsAreTheFilesBytesInsideAndPastTheHead(_ size: Int) throws {
         let b = Self.bytes(size, seed: UInt64(size) &+ 99)
         let path = try Self.scratchFile("h.bin", b)
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let f = try FileSource(path: path)
-        let h = FileSource.headSize
-        for (offset, count) in [(0, 1), (0, 16), (7, 300), (h - 10, 10), (h - 10, 20), (h, 5), (h + 3, 100), (0, size + 5), (size, 4), (size + 8, 4)] {
+        let h = FileSource.headSize, w = FileSource.windowSize
+        let reads = [
+            (0, 1), (0, 16), (7, 300), (h - 10, 10), (h - 10, 20), (h, 5), (h + 3, 100), (h + 50, 10), (h + 3 + w - 5, 10), (h + 1, 2),
+            (h - 5, w + 5), (h - 5, w + 6), (h + 2 * w, w), (h + 2 * w + 1, w), (h + 7, 3 * w), (h + 8, 16), (size - 3, 10), (size - 20, 8),
+            (0, size + 5), (size, 4), (size + 8, 4),
+        ]
+        for (offset, count) in reads where offset >= 0 {
             let want = offset < size ? Array(b[offset..<min(size, offset + count)]) : []
             #expect(try f.read(at: UInt64(offset), count: count) == want, "\(size) bytes: \(count) at \(offset)")
         }

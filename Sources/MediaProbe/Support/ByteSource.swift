@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -66,11 +68,33 @@ public final class FileSource: ByteSource {
     /// When set, a read after it throws `timed-out`.
     public let deadline: Deadline?
     private let fd: Int32
-    /// The file's first `headSize` bytes (fewer when it is shorter; none when reading them failed), read once
-    /// at open: readers parse headers in many small reads (a box or marker header, then its payload), and
-    /// three in five of an ingest's reads fall in the first 16 KiB — each a system call before.
-    private let head: [UInt8]
-    static let headSize = 16 << 10
+    /// How many bytes the head holds: the file's first `headSize` (fewer when it is shorter; none when reading
+    /// them failed), read once at open. Readers parse headers in many small reads (a box or marker header,
+    /// then its payload), and three in five of an ingest's reads fall in the first 16 KiB — each a system
+    /// call before.
+    private let headCount: Int
+    /// Where the head (its first `headCount` bytes) and the read window's bytes live: a buffer of `buffers`,
+    /// given back when the source goes.
+    private let storage: BufferPool.Owned
+    /// 64 KiB: every hash mode reads the first `ContentHasher.sampleWindow` (64 KiB) of a file anyway — the
+    /// head hash of `none` and `sampled` reads nothing more, the full hash the rest — and most EXIF and XMP
+    /// segments, ICC profiles and HEIF `meta` boxes end within it. With a 16 KiB head a 3,180-file first
+    /// ingest (`--hash none`) made 28,890 reads of its sources and read 350 MB; see Benchmarks/README.md.
+    static let headSize = 64 << 10
+    /// The bytes around the last small read past the head (`windowSize` from where it started): a marker or
+    /// box walk reads a header, then the next one a few bytes on — one system call for the lot.
+    private let window = Mutex(ReadWindow())
+    static let windowSize = 4 << 10
+
+    /// The window's first `count` bytes (at `headSize` in `storage`) are the file's at `start`.
+    struct ReadWindow {
+        var start: UInt64 = 0
+        var count = 0
+    }
+
+    /// Each source's head and window, kept between sources (as many as files are probed at once): no
+    /// allocation per file, where a 64 KiB array per file fragmented the heap (+1.6 MiB peak at 3k files).
+    static let buffers = BufferPool(size: headSize + windowSize)
 
     /// Opens `path` read-only. Refuses anything but a regular file (a FIFO would block, a device could
     /// be endless) before opening it.
@@ -104,19 +128,23 @@ public final class FileSource: ByteSource {
         self.size = UInt64(st2.st_size)
         self.modificationTime = Int(st2.st_mtim.tv_sec)
         let want = Int(min(UInt64(Self.headSize), UInt64(st2.st_size)))
-        head = [UInt8](unsafeUninitializedCapacity: want) { buf, initialized in
-            var done = 0
-            while done < want, let base = buf.baseAddress {
-                let r = pread(fd, base + done, want - done, off_t(done))
-                if r < 0 && errno == EINTR { continue }
-                if r <= 0 { break }
-                done += r
-            }
-            initialized = done == want ? want : 0  // a short or failed read: every read goes to the file
+        storage = Self.buffers.take()
+        let base = storage.buffer.baseAddress!
+        var done = 0
+        while done < want {
+            let r = pread(fd, base + done, want - done, off_t(done))
+            if r < 0 && errno == EINTR { continue }
+            if r <= 0 { break }
+            done += r
         }
+        // A short or failed read: every read goes to the file.
+        headCount = done == want ? want : 0
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        Self.buffers.giveBack(storage)
+    }
 
     /// The process's effective user, read once (not a system call per file opened).
     static let effectiveUser = geteuid()
@@ -148,18 +176,42 @@ public final class FileSource: ByteSource {
         return out
     }
 
-    /// The corresponding C function is `pread` (retried on `EINTR`; short only at the end of the file).
+    /// The corresponding C function is `pread` (retried on `EINTR`; short only at the end of the file). The
+    /// part of the range inside the head is copied from it; a rest of up to `windowSize` bytes comes from
+    /// the read window, read again from the rest's start when it does not hold the rest.
     public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(ProbeError) -> Int {
         guard buffer.count > 0, offset < size, let base = buffer.baseAddress else { return 0 }
         try deadline?.check("reading at offset \(offset)")
         let n = Int(min(UInt64(buffer.count), size - offset))
-        if offset + UInt64(n) <= UInt64(head.count) {
-            head.withUnsafeBytes { h in base.copyMemory(from: h.baseAddress! + Int(offset), byteCount: n) }
-            return n
-        }
         var done = 0
-        while done < n {
-            let r = pread(fd, base + done, n - done, off_t(offset) + off_t(done))
+        if offset < UInt64(headCount) {
+            done = min(n, headCount - Int(offset))
+            base.copyMemory(from: storage.buffer.baseAddress! + Int(offset), byteCount: done)
+            if done == n { return n }
+        }
+        let from = offset + UInt64(done), rest = n - done
+        if rest <= Self.windowSize {
+            return try done
+                + window.withLock { (w: inout ReadWindow) throws(ProbeError) -> Int in
+                    let bytes = storage.buffer.baseAddress! + Self.headSize
+                    if from < w.start || from + UInt64(rest) > w.start + UInt64(w.count) {
+                        w.count = 0  // nothing valid should the read fail
+                        w.count = try fill(bytes, count: Int(min(UInt64(Self.windowSize), size - from)), at: from)
+                        w.start = from
+                    }
+                    let k = min(rest, w.count - Int(from - w.start))
+                    (base + done).copyMemory(from: bytes + Int(from - w.start), byteCount: k)
+                    return k
+                }
+        }
+        return try done + fill(base + done, count: rest, at: from)
+    }
+
+    /// `count` bytes from the file at `offset` into `base` by `pread` (fewer only when the file ends first).
+    private func fill(_ base: UnsafeMutableRawPointer, count: Int, at offset: UInt64) throws(ProbeError) -> Int {
+        var done = 0
+        while done < count {
+            let r = pread(fd, base + done, count - done, off_t(offset) + off_t(done))
             if r < 0 {
                 if errno == EINTR { continue }
                 throw ProbeError(.ioError, "read failed at offset \(offset + UInt64(done)): \(String(cString: strerror(errno)))", function: "pread")
