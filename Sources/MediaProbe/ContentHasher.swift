@@ -104,8 +104,18 @@ public enum ContentHasher {
         /// it had when opened shrank while it was hashed: a transient `io-error`, not a hash of what is left.
         func feed(_ source: any ByteSource, from offset: UInt64, count: UInt64) throws(ProbeError) {
             let end = min(offset + count, max(offset, source.size))
+            var start = offset
+            if let file = source as? FileSource {
+                // What the source read at open is hashed where it lies.
+                start += try file.withHead(from: offset) { (head: UnsafeRawBufferPointer) throws(ProbeError) -> UInt64 in
+                    let n = Int(min(UInt64(head.count), end - offset))
+                    if n > 0 { try update(head.baseAddress, n) }
+                    return UInt64(n)
+                }
+                if start >= end { return }
+            }
             try ContentHasher.buffers.withBuffer { (buf: UnsafeMutableRawBufferPointer) throws(ProbeError) in
-                var pos = offset
+                var pos = start
                 while pos < end {
                     let want = Int(min(UInt64(buf.count), end - pos))
                     let n = try source.read(at: pos, into: UnsafeMutableRawBufferPointer(rebasing: buf[0..<want]))

@@ -207,6 +207,13 @@ public final class FileSource: ByteSource {
         return try done + fill(base + done, count: rest, at: from)
     }
 
+    /// The head's bytes from `offset` on (empty past it), for a reader that only looks: the hasher feeds a
+    /// file's first 64 KiB from here, not through a copy into its buffer.
+    func withHead<R>(from offset: UInt64, _ body: (UnsafeRawBufferPointer) throws(ProbeError) -> R) throws(ProbeError) -> R {
+        let start = Int(min(offset, UInt64(headCount)))
+        return try body(UnsafeRawBufferPointer(start: storage.buffer.baseAddress! + start, count: headCount - start))
+    }
+
     /// `count` bytes from the file at `offset` into `base` by `pread` (fewer only when the file ends first).
     private func fill(_ base: UnsafeMutableRawPointer, count: Int, at offset: UInt64) throws(ProbeError) -> Int {
         var done = 0
