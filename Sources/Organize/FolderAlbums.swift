@@ -66,6 +66,20 @@ public enum FolderAlbums {
         return String(path[..<slash])
     }
 
+    /// `directory(of:)` of a `String` (what organize passes, once per asset): the last `/` byte, when its
+    /// neighbours are ASCII, is the last "/" character (no scalar before it can be a grapheme prefix, none
+    /// after it a mark or joiner); anything else goes the character search (~11,000 instructions a path
+    /// through the generic one).
+    public static func directory(of path: String) -> String? {
+        let u = path.utf8
+        guard let slash = u.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        let after = u.index(after: slash)
+        guard slash == u.startIndex || u[u.index(before: slash)] < 0x80, after == u.endIndex || u[after] < 0x80 else {
+            return directory(of: Substring(path))
+        }
+        return String(path[..<slash])
+    }
+
     /// The albums and folders of directories holding `directories[dir]` media files each, with the albums'
     /// `members` left empty (`build(paths:)` fills them; the organize stage uses `layout` instead).
     public static func build(

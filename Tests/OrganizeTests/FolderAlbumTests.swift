@@ -1,4 +1,5 @@
 import PhotoModel
+import TestSupport
 import Testing
 
 @testable import Organize
@@ -10,6 +11,21 @@ import Testing
         "2016/Tokyo/Day 1/a.heic", "2016/Tokyo/Day 2/b.heic", "2016/Tokyo/cover.jpg",
         "Scans/s1.png",
     ]
+
+    /// A path's directory from its bytes is the one the character search finds, for slashes next to marks,
+    /// joiners, grapheme prefixes (U+0600), CR, emoji and plain text, and for paths without a slash.
+    @Test func directoryByBytesIsTheCharacterSearch() {
+        let pieces = ["/", "/", "a", "IMG_1.jpg", "\u{301}", "\u{200D}", "\u{0600}", "\r", "\n", "é", "e\u{301}", "👩‍👩‍👧", "🇫🇷", " ", "\u{0903}", "Été", "."]
+        var g = SplitMix(state: 17)
+        for _ in 0..<20_000 {
+            let path = (0..<Int.random(in: 0...7, using: &g)).map { _ in pieces.randomElement(using: &g)! }.joined()
+            let expected = Substring(path).lastIndex(of: "/").map { String(path[..<$0]) }
+            #expect(FolderAlbums.directory(of: path) == expected, "\(path.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        #expect(FolderAlbums.directory(of: "a/b/c.jpg") == "a/b")
+        #expect(FolderAlbums.directory(of: "c.jpg") == nil)
+        #expect(FolderAlbums.directory(of: "a/\u{301}b.jpg") == nil)
+    }
 
     @Test func leafAlbums() {
         let (albums, folders) = FolderAlbums.build(paths: Self.paths)
