@@ -149,6 +149,40 @@ import TestSupport
         }
     }
 
+    /// `nalUnit` (start codes by `memchr`) finds what a byte-at-a-time search finds, on random streams dense
+    /// with zeros, ones and start codes, cut anywhere, and on slices that do not start at index 0.
+    @Test func nalUnitSearchIsTheBytewiseOne() {
+        func bytewise(_ types: Set<UInt8>, _ b: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+            var k = b.startIndex
+            while k + 3 < b.endIndex {
+                if b[k] == 0, b[k + 1] == 0, b[k + 2] == 1 {
+                    let start = k + 3
+                    if types.contains(b[start] & 0x1F) {
+                        var e = start + 1
+                        while e + 2 < b.endIndex && !(b[e] == 0 && b[e + 1] == 0 && (b[e + 2] == 1 || b[e + 2] == 0)) { e += 1 }
+                        return b[start..<(e + 2 < b.endIndex ? e : b.endIndex)]
+                    }
+                    k = start
+                } else {
+                    k += 1
+                }
+            }
+            return nil
+        }
+        var g = SplitMix(state: 23)
+        let alphabet: [UInt8] = [0, 0, 0, 1, 1, 5, 7, 0x65, 0x67, 0x41, 0x25, 0xFF]
+        for _ in 0..<20_000 {
+            let all = (0..<Int.random(in: 0...40, using: &g)).map { _ in alphabet.randomElement(using: &g)! }
+            let from = Int.random(in: 0...min(3, all.count), using: &g)
+            let slice = all[from...]
+            for types: Set<UInt8> in [[7], [1, 5], [5]] {
+                let ours = MPEGTSReader.Demux.nalUnit(types: types, in: slice)
+                let theirs = bytewise(types, slice)
+                #expect(ours?.startIndex == theirs?.startIndex && ours?.endIndex == theirs?.endIndex, "\(all) from \(from), \(types)")
+            }
+        }
+    }
+
     @Test func sequenceParameterSetParses() throws {
         // Fixtures/mpegts.py's SPSs: x264 Baseline 320x180 (192 coded, 12 lines cropped), progressive 50 fps;
         // Main 320x240 interlaced (MBAFF), 25 fps.
