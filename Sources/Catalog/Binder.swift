@@ -100,6 +100,17 @@ struct Binder {
         }
     }
 
+    /// `read` of the first row's columns (nil when there is no row), then resets the statement.
+    func firstRow<R>(_ read: (SQLiteStatement) -> R) throws -> R? {
+        let code = sqlite3_step(statement)
+        defer { sqlite3_reset(statement) }
+        switch code {
+        case SQLITE_ROW: return read(statement)
+        case SQLITE_DONE: return nil
+        default: throw failure(code)
+        }
+    }
+
     /// The first column of every row as integers (NULL as 0), then resets the statement: a list of row
     /// ids (an album's members) without a GRDB cursor (~5,000 instructions a row through `Int64.fetchAll`).
     func allInts() throws -> [Int64] {

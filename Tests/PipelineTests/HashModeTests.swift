@@ -83,6 +83,12 @@ import Testing
         #expect(rz.contentHash == (try ContentHasher.hash(path: z, mode: .full)) && rz.contentHash != fullX)  // look-alike
         #expect(rx.sampleHash != nil && rx.sampleHash == ry.sampleHash && ry.sampleHash == rz.sampleHash)
         #expect(rl.contentHash == rl.sampleHash && rl.contentHash.map(ContentHasher.isPartial) == true)
+        // The catalog's check per hash (its lowest and highest stored identity): the lone file's own identity
+        // shares nothing; another one shares its row.
+        let loneID = FileIdentity(rl.fingerprint), lonePartial = try #require(rl.sampleHash)
+        #expect(try catalog.files(sharingPartialHashes: [lonePartial: [loneID]]).isEmpty)
+        #expect(try catalog.files(sharingPartialHashes: [lonePartial: [FileIdentity(device: loneID.device, inode: -1)]]).count == 1)
+        #expect(try catalog.files(sharingPartialHashes: ["xxh128h:0": [loneID]]).isEmpty)
         // Resources carry the completed hashes; every asset has its own cloud identifier.
         let assets = try catalog.allAssets()
         #expect(assets.count == 4)
@@ -134,6 +140,12 @@ import Testing
         let ys = [y] + ["b", "c", "d"].map { s.root + "/\($0)/y-link.jpg" }
         let left = try catalog.files(sharingPartialHashes: [partial: [other]], excluding: Set(ys))
         #expect(left.count == 1 && left.first.map { FileIdentity($0.fingerprint) } == FileIdentity(rx.fingerprint))
+        // Two stored identities (x's links, y's): one of them new shares the hash with the other; both new
+        // (the scan of the hash's rows) share it with nothing.
+        let (idX, idY) = (FileIdentity(rx.fingerprint), FileIdentity(try Self.row(catalog, y).fingerprint))
+        #expect(try catalog.files(sharingPartialHashes: [partial: [idX]]).count == 2)
+        #expect(try catalog.files(sharingPartialHashes: [partial: [idX, idY]]).isEmpty)
+        #expect(try catalog.files(sharingPartialHashes: [partial: [idX, other]]).count == 2)
     }
 
     @Test(arguments: [HashMode.full, .sampled, .none], [Ingestor.commitBatchRows, 1])
