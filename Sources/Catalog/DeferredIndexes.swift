@@ -8,9 +8,12 @@ import GRDB
 /// place in a B-tree, read into the page cache (or from the OS) and written back. The indexes that only
 /// queries and the organize stage read are dropped for the walk and built at its end, in one sorted pass
 /// each. Kept throughout are those the walk itself reads: paths and folders (`file_dir`, `asset_dir`, the
-/// unique columns), the content hashes that duplicate and move checks look up (`file_hash`,
-/// `file_sample_hash`, `resource_hash`), the links between tables (`file_asset`, `resource_asset`) and the
-/// vanishing assets (`asset_vanishing`).
+/// unique columns), the partial hashes the duplicate check looks up (`file_sample_hash`), the links between
+/// tables (`file_asset`, `resource_asset`) and the vanishing assets (`asset_vanishing`). The content hashes
+/// (`file_hash`, `resource_hash`) are deferred too: only the move check looks a resource up by its hash, and
+/// it runs for a folder with stored assets or when something is vanishing — never in a first ingest, whose
+/// catalog was empty (were it to, the lookup would scan, not err). At 100k files their random-key inserts
+/// were ~3 s of the walk's SQLite time (Benchmarks/README.md, sessions 22–23).
 ///
 /// Crash safety: the dropped indexes' SQL is kept in `meta` (`deferred_indexes`) in the transaction that
 /// drops them, and removed in the one that builds them again. A run that is killed leaves the note; the
@@ -20,7 +23,8 @@ extension Catalog {
     /// The indexes a first ingest defers (docs/catalog.md, indexes).
     static let deferrableIndexes: Set<String> = [
         "asset_cloud", "asset_creation", "asset_type", "asset_subtypes", "asset_burst_representative", "asset_type_creation",
-        "asset_place_country", "file_root", "change_object", "error_run", "membership_asset", "collection_type",
+        "asset_place_country", "file_root", "change_object", "error_run", "membership_asset", "collection_type", "file_hash",
+        "resource_hash",
     ]
     static let deferredIndexesMetaKey = "deferred_indexes"
 
