@@ -137,10 +137,14 @@ extension Catalog {
     ///
     /// With `only` (local identifiers) or `condition` (SQL on `asset`), just those assets are compared and
     /// written, as if `infos` were every asset's: the organize stage derives places a range of days at a time.
+    /// With a `condition` and `markingSeen` false, the assets in scope whose place information is unchanged
+    /// and who need only the mark that the places step has seen them are left unmarked, for one
+    /// `markPlacesSeen()` after the last range (each range's mark rewrote its rows in date order, pages all
+    /// over the table; one pass in row order writes each page once).
     @discardableResult
     public func applyPlaces(
         _ infos: [String: AssetPlaceInfo], only: [String]? = nil, where condition: String? = nil, arguments: [String] = [],
-        runID: Int64?
+        markingSeen: Bool = true, runID: Int64?
     ) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
@@ -209,7 +213,7 @@ extension Catalog {
                     }
                 }
                 for (id, w) in writes { try write(id, w) }
-                if marks > 0 {
+                if marks > 0 && markingSeen {
                     // Every row in scope not written above has the mark already (`.none`) or needs it. `OR IGNORE`
                     // (a constant 1 breaks no constraint): a statement that can abort midway copies every page it
                     // changes into a statement journal first, a temporary file past 64 KiB.
@@ -231,6 +235,14 @@ extension Catalog {
                 for r in rows { try apply(r) }
             }
             return records
+        }
+    }
+
+    /// Marks every untrashed asset as seen by the places step (after ranges stored with `markingSeen: false`).
+    public func markPlacesSeen() throws(CatalogError) {
+        try write { db in
+            // `OR IGNORE`: no statement journal (see `applyPlaces`).
+            try db.execute(sql: "UPDATE OR IGNORE asset SET places_derived = 1 WHERE places_derived = 0 AND trashed_at IS NULL")
         }
     }
 }

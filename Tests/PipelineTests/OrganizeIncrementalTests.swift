@@ -234,6 +234,33 @@ import Testing
         try Self.expectSameOrganizeState(s.catalogPath, wholePath, after: t, names: ("a range a day", "one range"))
     }
 
+    /// A full organize marks the assets the places step saw but wrote nothing else to in one pass at the end
+    /// (`Catalog.markPlacesSeen`), not range by range: a range stored without the marks leaves exactly those
+    /// assets unmarked, none is left after the whole step, and the state is that of every asset written one by
+    /// one with its mark.
+    @Test(.enabled(if: Corpus.isAvailable && GazetteerFile.isAvailable, "needs the corpus and the gazetteer"))
+    func seenMarksAtTheEndStoreTheSame() async throws {
+        try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
+        let s = try IngestTests.Scratch()
+        let (catalog, single, singlePath, t) = try await Self.twoUnorganizedCatalogs(s)
+        func unmarked(_ path: String, _ more: String = "") throws -> Int {
+            Int(try SQLiteFiles.strings(path, "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND places_derived = 0" + more).first ?? "") ?? -1
+        }
+        let rows = try catalog.organizeRows(where: "1", arguments: [])
+        let infos = PlaceStage.derive(rows)
+        #expect(try unmarked(s.catalogPath) == rows.count)
+        try catalog.applyPlaces(infos, where: "creation_date IS NOT NULL", markingSeen: false, runID: nil)
+        let left = try unmarked(s.catalogPath)
+        #expect(left > 0 && left < rows.count, "some assets have a place or zone, some not (\(left) of \(rows.count) unmarked)")
+        #expect(try unmarked(s.catalogPath, " AND creation_date IS NOT NULL AND (place_id IS NOT NULL OR local_date IS NOT NULL OR zone_reason IS NOT NULL)") == 0)
+        var summary = Organizer.Summary(), one = Organizer.Summary()
+        try Organizer.fullPlaces(catalog, runID: nil, summary: &summary)
+        #expect(try unmarked(s.catalogPath) == 0)
+        try Organizer.places(single, inputs: rows, subjects: rows.map(\.localIdentifier), runID: nil, summary: &one)
+        #expect(try unmarked(singlePath) == 0)
+        try Self.expectSameOrganizeState(s.catalogPath, singlePath, after: t, names: ("marked at the end", "one by one"))
+    }
+
     /// In a large library bursts and albums are done before places rather than beside it
     /// (`Organizer.besidePlacesAssets`, for memory): the order changes nothing organize stores.
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
