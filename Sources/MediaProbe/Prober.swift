@@ -50,11 +50,14 @@ public struct Prober: Sendable {
 
     /// Probes a file and, with a `mode`, hashes it when it is media (a known kind, not skipped, not timed
     /// out) through the same open file: one open, and the probe reads headers and tails only, so the hash
-    /// is the one pass over the file's bytes.
-    public func probe(path: String, deadline: Deadline? = nil, hash mode: HashMode?) -> (report: ProbeReport, hash: String?) {
+    /// is the one pass over the file's bytes. `seen`: what the caller's `stat` of the path just said
+    /// (`FileSource.init`).
+    public func probe(path: String, deadline: Deadline? = nil, hash mode: HashMode?, seen: FileSource.Seen? = nil) -> (
+        report: ProbeReport, hash: String?
+    ) {
         let source: FileSource
         do {
-            source = try FileSource(path: path, deadline: deadline)
+            source = try FileSource(path: path, deadline: deadline, seen: seen)
         } catch {
             var r = ProbeReport(path: path, fileSize: 0, kind: .unknown)
             r.fail(.open, error.description)

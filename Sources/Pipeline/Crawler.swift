@@ -103,6 +103,28 @@ public struct Crawler: Sendable {
     func entryNames(_ path: String) -> [String]? {
         guard let dir = opendir(path) else { return nil }
         defer { closedir(dir) }
+        return entryNames(dir)
+    }
+
+    /// The folder's entry names (as `entryNames(_:)`) and a descriptor of the folder, which the caller
+    /// closes: its entries can then be looked at by name (`fstatat`) rather than by a path the kernel
+    /// resolves from the root again for each of them.
+    func listing(_ path: String) -> (names: [String], fd: Int32)? {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        let listed = dup(fd)
+        guard listed >= 0, let dir = fdopendir(listed) else {
+            let e = errno
+            if listed >= 0 { close(listed) }
+            close(fd)
+            errno = e
+            return nil
+        }
+        defer { closedir(dir) }
+        return (entryNames(dir), fd)
+    }
+
+    private func entryNames(_ dir: OpaquePointer) -> [String] {
         var names: [String] = []
         while let ent = readdir(dir) {
             let name = withUnsafePointer(to: ent.pointee.d_name) {

@@ -4,6 +4,7 @@
     import Darwin
 #endif
 import Catalog
+import MediaProbe
 
 /// One folder's files, as the ingest sees them: path, stat fingerprint, or why it could not be read.
 public struct FolderBatch: Sendable {
@@ -11,6 +12,8 @@ public struct FolderBatch: Sendable {
         public var path: String
         public var fingerprint: FileFingerprint?
         public var error: String?
+        /// The walk's `stat` of the path (type and owner), which the probe's open then need not repeat.
+        public var seen: FileSource.Seen? = nil
     }
 
     /// Absolute folder path (no trailing slash).
@@ -69,9 +72,10 @@ public struct FolderWalker {
             let id = Crawler.DirID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
             if seen.contains(id) { continue }
             seen.insert(id)
-            guard let names = crawler.entryNames(dir) else {
+            guard let (names, dirFD) = crawler.listing(dir) else {
                 return FolderBatch(dir: dir, files: [], error: "cannot open folder: \(String(cString: strerror(errno)))")
             }
+            defer { close(dirFD) }
             var files: [FolderBatch.File] = []
             var subdirs: [(String, String)] = []
             let siblings = Set(names)
@@ -79,12 +83,13 @@ public struct FolderWalker {
             for name in names {
                 let path = dir == "/" ? "/" + name : dir + "/" + name
                 let rel = relDir.isEmpty ? name : relDir + "/" + name
+                // By name in the open folder: the same answers as `lstat`/`stat` of `path`.
                 var s = stat()
                 if !crawler.followSymlinks {
                     var l = stat()
-                    if lstat(path, &l) == 0, (l.st_mode & S_IFMT) == S_IFLNK { continue }
+                    if fstatat(dirFD, name, &l, AT_SYMLINK_NOFOLLOW) == 0, (l.st_mode & S_IFMT) == S_IFLNK { continue }
                 }
-                if stat(path, &s) != 0 {
+                if fstatat(dirFD, name, &s, 0) != 0 {
                     let e = errno
                     guard crawler.accepts(rel, isDirectory: false, companionKeys: companions) else { continue }
                     files.append(FolderBatch.File(path: path, fingerprint: nil, error: e == ELOOP ? "symbolic link loop" : "cannot stat: \(String(cString: strerror(e)))"))
@@ -124,7 +129,7 @@ public struct FolderWalker {
         let fp = FileFingerprint(
             size: Int64(s.st_size), mtimeNanoseconds: Int64(s.st_mtim.tv_sec) * 1_000_000_000 + Int64(s.st_mtim.tv_nsec),
             inode: Int64(bitPattern: UInt64(s.st_ino)), device: Int64(bitPattern: UInt64(s.st_dev)))
-        return FolderBatch.File(path: path, fingerprint: fp, error: nil)
+        return FolderBatch.File(path: path, fingerprint: fp, error: nil, seen: FileSource.Seen(s))
     }
 
     /// Counts the files under `roots` without stat'ing them (for a progress total).

@@ -641,7 +641,7 @@ public final class Ingestor: Sendable {
                     return (f, ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline), nil)
                 }
                 // One open: the probe reads headers and tails, the hash (media only) streams the file once.
-                let (report, hash) = prober.probe(path: f.path, deadline: deadline, hash: mode)
+                let (report, hash) = prober.probe(path: f.path, deadline: deadline, hash: mode, seen: f.seen)
                 return (f, report, hash)
             },
             abandoned: { f, budget in (f, ProbeRunner.abandonedReport(f.path, budget: budget), nil) },

@@ -162,6 +162,32 @@ import TestSupport
         #expect(r.issues.contains { $0.severity == .error && $0.stage == .open && $0.reason.contains("FIFO") })
     }
 
+    /// The walk's `stat` stands in for the open's own (`FileSource.Seen`): what it says is believed before
+    /// anything is opened (a regular file said to be a FIFO is refused untouched), and the open file is
+    /// checked again (a FIFO said to be a regular file is opened without blocking and then refused).
+    @Test func aWalksStatIsBelievedAndCheckedOnTheOpenFile() throws {
+        let scratch = try Scratch()
+        let file = try scratch.write("plain.jpg", [0xFF, 0xD8, 0xFF, 0xD9])
+        var st = stat()
+        #expect(stat(file, &st) == 0)
+        #expect(throws: Never.self) { _ = try FileSource(path: file, seen: FileSource.Seen(st)) }
+        let fifoMode = UInt32(S_IFIFO) | 0o644
+        do {
+            _ = try FileSource(path: file, seen: FileSource.Seen(mode: fifoMode, owner: UInt32(st.st_uid)))
+            Issue.record("a file said to be a FIFO was opened")
+        } catch {
+            #expect(error.code == .notRegularFile && error.description.contains("FIFO"), "\(error)")
+        }
+        let pipe = scratch.url.appendingPathComponent("pipe.jpg").path
+        #expect(mkfifo(pipe, 0o644) == 0)
+        do {
+            _ = try FileSource(path: pipe, seen: FileSource.Seen(mode: UInt32(S_IFREG) | 0o644, owner: UInt32(st.st_uid)))
+            Issue.record("a FIFO said to be a regular file was read")
+        } catch {
+            #expect(error.code == .notRegularFile && error.description.contains("while opening"), "\(error)")
+        }
+    }
+
     @Test func symlinkLoopIsAnError() async throws {
         let scratch = try Scratch()
         let a = scratch.url.appendingPathComponent("a.jpg").path

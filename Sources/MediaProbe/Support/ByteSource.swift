@@ -96,24 +96,44 @@ public final class FileSource: ByteSource {
     /// allocation per file, where a 64 KiB array per file fragmented the heap (+1.6 MiB peak at 3k files).
     static let buffers = BufferPool(size: headSize + windowSize)
 
+    /// What a `stat` of the path just said — its type and owner — so that opening it needs no `stat` of its
+    /// own: a folder walk has just made one (`FolderWalker`), and a second per file was a path lookup in
+    /// the kernel for nothing.
+    public struct Seen: Sendable, Equatable {
+        public var mode: UInt32
+        public var owner: UInt32
+        public init(mode: UInt32, owner: UInt32) {
+            self.mode = mode
+            self.owner = owner
+        }
+        public init(_ st: stat) { self.init(mode: UInt32(st.st_mode), owner: UInt32(st.st_uid)) }
+    }
+
     /// Opens `path` read-only. Refuses anything but a regular file (a FIFO would block, a device could
-    /// be endless) before opening it.
-    public init(path: String, deadline: Deadline? = nil) throws(ProbeError) {
+    /// be endless) before opening it, by a `stat` of the path, or by what the caller's own `seen` (that
+    /// `stat`'s answer); the type is checked again on the open file.
+    public init(path: String, deadline: Deadline? = nil, seen: Seen? = nil) throws(ProbeError) {
         self.path = path
         self.deadline = deadline
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            throw ProbeError(.unreadable, "stat failed: \(String(cString: strerror(errno)))", function: "stat")
+        let known: Seen
+        if let seen {
+            known = seen
+        } else {
+            var st = stat()
+            guard stat(path, &st) == 0 else {
+                throw ProbeError(.unreadable, "stat failed: \(String(cString: strerror(errno)))", function: "stat")
+            }
+            known = Seen(st)
         }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            throw ProbeError(.notRegularFile, "not a regular file (\(FileSource.describeMode(st.st_mode)))")
+        guard (mode_t(known.mode) & S_IFMT) == S_IFREG else {
+            throw ProbeError(.notRegularFile, "not a regular file (\(FileSource.describeMode(mode_t(known.mode))))")
         }
         // Reading leaves the source's access time as it was (O_NOATIME), where the kernel allows it: to the
         // file's owner, and to root. Sources are read-only to Shoebox, their metadata too, and on a
         // `relatime` mount the first read of a file whose access time is older than its change or a day
         // would otherwise write its inode back: once for every file of a first ingest.
         let flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
-        let keepAccessTime = st.st_uid == Self.effectiveUser || Self.effectiveUser == 0
+        let keepAccessTime = uid_t(known.owner) == Self.effectiveUser || Self.effectiveUser == 0
         var fd = open(path, flags | (keepAccessTime ? Self.noAccessTimeFlag : 0))
         if fd < 0 && errno == EPERM && keepAccessTime { fd = open(path, flags) }  // a file system that refuses it
         guard fd >= 0 else {
