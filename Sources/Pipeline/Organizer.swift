@@ -365,7 +365,7 @@ public enum Organizer {
     /// asset is set for all of them at the end (`markPlacesSeen`) where a range's store would mark the assets
     /// it wrote nothing else to: those are in date order, on pages all over the asset table (at 100k files in
     /// the benchmark tree each range's mark rewrote ~2,000 pages, the pass at the end rewrites each page once:
-    /// places 2.7-2.8 -> 2.3 s).
+    /// places 2.6 -> 2.2 s; Benchmarks/README.md, session 25).
     static func fullPlaces(_ catalog: Catalog, runID: Int64?, summary: inout Summary, chunk: Int = placeChunkAssets) throws {
         var first: String?, last = "", n = 0
         func flush() throws {

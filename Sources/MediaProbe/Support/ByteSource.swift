@@ -110,8 +110,8 @@ public final class FileSource: ByteSource {
     }
 
     /// Opens `path` read-only. Refuses anything but a regular file (a FIFO would block, a device could
-    /// be endless) before opening it, by a `stat` of the path, or by what the caller's own `seen` (that
-    /// `stat`'s answer); the type is checked again on the open file.
+    /// be endless) before opening it, by a `stat` of the path or by `seen`, the caller's own; the type is
+    /// checked again on the open file.
     public init(path: String, deadline: Deadline? = nil, seen: Seen? = nil) throws(ProbeError) {
         self.path = path
         self.deadline = deadline
