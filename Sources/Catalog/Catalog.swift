@@ -362,8 +362,11 @@ public final class Catalog: Sendable {
     /// Every row not yet completed is returned. Of the completed ones, one row per file version (partial
     /// hash, device, inode, size, modification time) is: the others say nothing more, and a file copied into
     /// a thousand folders would otherwise be read a thousand times per folder. Rows at `excluding` (paths
-    /// whose newer rows the caller holds) are left out before that choice.
-    public func files(sharingPartialHashes hashes: [String: Set<FileIdentity>], excluding: Set<String> = []) throws(CatalogError) -> [FileRow] {
+    /// whose newer rows the caller holds; asked for only when some hash is shared) are left out before that
+    /// choice.
+    public func files(
+        sharingPartialHashes hashes: [String: Set<FileIdentity>], excluding: @autoclosure () -> Set<String> = []
+    ) throws(CatalogError) -> [FileRow] {
         guard !hashes.isEmpty else { return [] }
         return try read { db in
             // Per hash, the lowest and the highest identity stored with it (two seeks in the index
@@ -400,6 +403,7 @@ public final class Catalog: Sendable {
             let sharing = "sample_hash IN (\(Array(repeating: "?", count: sharedKeys.count).joined(separator: ",")))"
             var args = StatementArguments(sharedKeys)
             var notExcluded = ""
+            let excluding = excluding()  // only now: most calls share no hash with another file
             if !excluding.isEmpty {
                 // One JSON array, not a variable per path: a folder may hold more paths than SQLite's limit.
                 notExcluded = " AND path NOT IN (SELECT value FROM json_each(?))"

@@ -709,16 +709,21 @@ public final class Ingestor: Sendable {
         let freshPaths = Set(fresh.map { c.files[$0].path })
         var identities: [String: Set<FileIdentity>] = [:]
         for i in fresh { identities[c.files[i].sampleHash!, default: []].insert(FileIdentity(c.files[i].fingerprint)) }
-        let waiting = unwritten.newestEntries(sharing: partials).filter { !freshPaths.contains($0.row.path) }
-        let waitingPaths = Set(waiting.map(\.row.path))
-        let fromCatalog = try catalog.files(sharingPartialHashes: identities, excluding: freshPaths.union(waitingPaths))
+        // The unwritten rows sharing a partial hash (the newest of each path), and the paths whose stored rows
+        // are stale: made only when a check below needs them.
+        lazy var waiting = unwritten.newestEntries(sharing: partials).filter { !freshPaths.contains($0.row.path) }
+        // Every unwritten row of each hash a link of the new files' one identity (hard links, the benchmark
+        // tree's every file): then the newest rows need not be sorted out for the check below.
+        let linksOnly = identities.allSatisfy { h, ids in ids.count <= 1 && unwritten.allEntries(sharing: h) { ids.contains($0.identity) } }
+        let fromCatalog = try catalog.files(sharingPartialHashes: identities, excluding: freshPaths.union(waiting.map(\.row.path)))
         // Nothing can be completed when every partial hash belongs to one file (inode) only — here, among the
         // unwritten folders and in the catalog (which names only hashes another inode has): the usual case,
         // hard links or the first copy of a file. Then no row is copied out of `unwritten`.
         if fromCatalog.isEmpty
-            && identities.allSatisfy({ h, ids in
-                ids.count <= 1 && waiting.allSatisfy { $0.row.sampleHash != h || ids.contains($0.identity) }
-            })
+            && (linksOnly
+                || identities.allSatisfy({ h, ids in
+                    ids.count <= 1 && waiting.allSatisfy { $0.row.sampleHash != h || ids.contains($0.identity) }
+                }))
         {
             return
         }
@@ -944,6 +949,11 @@ struct UnwrittenPartials {
     mutating func handedOver() {
         writing = pending
         pending = [:]
+    }
+
+    /// Whether every entry with the partial hash `hash` satisfies `test`.
+    func allEntries(sharing hash: String, _ test: (Entry) -> Bool) -> Bool {
+        (writing[hash] ?? []).allSatisfy(test) && (pending[hash] ?? []).allSatisfy(test)
     }
 
     /// The newest entry of each path that has one of the partial hashes `hashes`, newest first.
