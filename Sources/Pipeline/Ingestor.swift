@@ -705,13 +705,12 @@ public final class Ingestor: Sendable {
     func completePartialHashes(_ c: inout FolderCommit, unwritten: UnwrittenPartials = UnwrittenPartials()) throws {
         let fresh = c.files.indices.filter { c.files[$0].facts != nil && c.files[$0].sampleHash != nil }
         guard !fresh.isEmpty else { return }
-        let partials = Set(fresh.map { c.files[$0].sampleHash! })
-        let freshPaths = Set(fresh.map { c.files[$0].path })
-        var identities: [String: Set<FileIdentity>] = [:]
+        var identities: [String: Set<FileIdentity>] = [:]  // partial hash → the new files' identities
         for i in fresh { identities[c.files[i].sampleHash!, default: []].insert(FileIdentity(c.files[i].fingerprint)) }
-        // The unwritten rows sharing a partial hash (the newest of each path), and the paths whose stored rows
-        // are stale: made only when a check below needs them.
-        lazy var waiting = unwritten.newestEntries(sharing: partials).filter { !freshPaths.contains($0.row.path) }
+        // The new files' paths, the unwritten rows sharing a partial hash (the newest of each path), and so the
+        // paths whose stored rows are stale: made only when a check below needs them.
+        lazy var freshPaths = Set(fresh.map { c.files[$0].path })
+        lazy var waiting = unwritten.newestEntries(sharing: Set(identities.keys)).filter { !freshPaths.contains($0.row.path) }
         // Every unwritten row of each hash a link of the new files' one identity (hard links, the benchmark
         // tree's every file): then the newest rows need not be sorted out for the check below.
         let linksOnly = identities.allSatisfy { h, ids in ids.count <= 1 && unwritten.allEntries(sharing: h) { ids.contains($0.identity) } }
@@ -737,7 +736,7 @@ public final class Ingestor: Sendable {
         }
         var readNow: [FileFingerprint: String] = [:]
         var completed: [String: String] = [:]  // path of a new file → its full hash
-        for h in partials {
+        for h in identities.keys {
             let new = fresh.filter { c.files[$0].sampleHash == h }
             let old = stored.filter { $0.sampleHash == h }
             let inodes = Set(new.map { FileIdentity(c.files[$0].fingerprint) }).union(old.map { FileIdentity($0.fingerprint) })
