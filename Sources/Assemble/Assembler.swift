@@ -183,12 +183,21 @@ public enum Assembler {
             return path
         }
 
+        /// Items by folder and lower-cased stem, in order: what the lookups by name (an edit's original, a RAW's
+        /// JPEG) scan instead of every item — a scan per file was quadratic in a folder's size (Benchmarks/README.md,
+        /// session 25). Names never change after `load`.
+        var byStem: [FolderName: [Int]] = [:]
+
         mutating func load(_ files: [FileClassification]) {
             for f in files.sorted(by: { $0.path < $1.path }) {
                 let rel = relative(f.path)
                 items.append(Item(c: f, rel: rel, name: Name(rel)))
             }
+            for i in items.indices { byStem[FolderName(dir: items[i].name.dir, name: items[i].name.stem.lowercased()), default: []].append(i) }
         }
+
+        /// The items in folder `dir` whose stem is `stem` in any case, in order.
+        func items(in dir: String, stem: String) -> [Int] { byStem[FolderName(dir: dir, name: stem.lowercased())] ?? [] }
 
         var media: [Int] { items.indices.filter { [.image, .video, .audio].contains(items[$0].c.role) } }
 
@@ -261,7 +270,7 @@ public enum Assembler {
         func hasOriginal(_ i: Int) -> Bool {
             guard let stem = items[i].name.editOf else { return false }
             let n = items[i].name
-            return items.contains { $0.name.dir == n.dir && $0.name.stem.lowercased() == stem.lowercased() && $0.c.role == items[i].c.role }
+            return items(in: n.dir, stem: stem).contains { items[$0].c.role == items[i].c.role }
         }
 
         /// The candidate in the same folder with the most similar stem, else the first.
@@ -305,12 +314,9 @@ public enum Assembler {
                 let n = items[i].name
                 let isVideo = items[i].c.role == .video
                 // The original: same folder, the original stem, same media type (a still for an edited still).
-                guard let o = items.indices.first(where: {
-                    $0 != i && items[$0].name.dir == n.dir && items[$0].name.stem.lowercased() == origStem.lowercased()
-                        && items[$0].c.role == items[i].c.role && !isEdit($0)
-                }) ?? (isVideo ? items.indices.first(where: {
-                    $0 != i && items[$0].name.dir == n.dir && items[$0].name.stem.lowercased() == origStem.lowercased() && items[$0].c.role == .image
-                }) : nil)
+                let sameStem = items(in: n.dir, stem: origStem)
+                guard let o = sameStem.first(where: { $0 != i && items[$0].c.role == items[i].c.role && !isEdit($0) })
+                    ?? (isVideo ? sameStem.first(where: { $0 != i && items[$0].c.role == .image }) : nil)
                 else { continue }
                 let g = items[o].owner ?? newGroup(o, items[o].c.role == .video ? .video : .photo)
                 let type: AssetResourceType
@@ -330,10 +336,7 @@ public enum Assembler {
         mutating func pairRawJPEG() {
             for r in media where items[r].owner == nil && items[r].c.kind.isRAW {
                 let n = items[r].name
-                guard let j = items.indices.first(where: {
-                    $0 != r && items[$0].name.dir == n.dir && items[$0].name.stem.lowercased() == n.stem.lowercased()
-                        && [.jpeg, .heic].contains(items[$0].c.kind)
-                }) else { continue }
+                guard let j = items(in: n.dir, stem: n.stem).first(where: { $0 != r && [.jpeg, .heic].contains(items[$0].c.kind) }) else { continue }
                 let g = items[j].owner ?? newGroup(j, .photo)
                 add(r, to: g, as: .alternatePhoto, Reason("alternatePhoto", "\(items[r].rel): RAW with the same stem as \(items[j].rel)"))
             }
@@ -402,15 +405,22 @@ public enum Assembler {
         // MARK: AAE
 
         mutating func attachAdjustments() {
-            for i in items.indices where items[i].c.role == .adjustmentSidecar {
+            let adjustments = items.indices.filter { items[$0].c.role == .adjustmentSidecar }
+            guard !adjustments.isEmpty else { return }
+            // The first asset whose primary file has this folder and stem (in any case): an AAE adds a resource,
+            // never changes an asset's primary, so one index serves every AAE (a scan per AAE was quadratic).
+            var byPrimary: [FolderName: Int] = [:]
+            for a in assets.indices {
+                let primary = Name(assets[a].asset.id)
+                let key = FolderName(dir: primary.dir, name: primary.stem.lowercased())
+                if byPrimary[key] == nil { byPrimary[key] = a }
+            }
+            for i in adjustments {
                 let n = items[i].name
                 let userStem = n.stem
                 let origStem = Assembler.originalAdjustmentStem(n.stem)
                 let target = origStem ?? userStem
-                guard let a = assets.firstIndex(where: { asset in
-                    let primary = Name(asset.asset.id)
-                    return primary.dir == n.dir && primary.stem.lowercased() == target.lowercased()
-                }) else {
+                guard let a = byPrimary[FolderName(dir: n.dir, name: target.lowercased())] else {
                     orphans.append(Orphan(path: items[i].rel, kind: "aae", reason: "no media file with stem \(target) in folder"))
                     continue
                 }
@@ -443,8 +453,50 @@ public enum Assembler {
 
         // MARK: Takeout JSON and XMP sidecars
 
+        /// A name in a folder (exact `String` equality per part, as the comparisons it stands in for).
+        struct FolderName: Hashable {
+            let dir: String
+            let name: String
+        }
+
+        /// The asset each sidecar name attaches to — a Takeout JSON name (`TakeoutReader.sidecarCandidates`
+        /// of a resource's file name), an XMP sidecar's stem (a resource's file name or stem, lower-cased) —
+        /// the first asset in order with such a resource. Made once: a scan of every asset's resources for
+        /// every sidecar was quadratic (a Takeout folder of 1,000 photos with their JSON took 4 s, of 5,000
+        /// minutes; Benchmarks/README.md, session 25). Sidecars change no resource, so it holds throughout.
+        struct SidecarOwners {
+            var takeout: [FolderName: Int] = [:]
+            var xmp: [FolderName: Int] = [:]
+        }
+
+        func sidecarOwners(takeout: Bool, xmp: Bool) -> SidecarOwners {
+            var owners = SidecarOwners()
+            for a in assets.indices {
+                for r in assets[a].asset.resources {
+                    let rn = Name(r.path)
+                    if takeout {
+                        for candidate in TakeoutReader.sidecarCandidates(forMedia: rn.file) {
+                            let key = FolderName(dir: rn.dir, name: candidate)
+                            if owners.takeout[key] == nil { owners.takeout[key] = a }
+                        }
+                    }
+                    if xmp {
+                        for name in [rn.file.lowercased(), rn.stem.lowercased()] {
+                            let key = FolderName(dir: rn.dir, name: name)
+                            if owners.xmp[key] == nil { owners.xmp[key] = a }
+                        }
+                    }
+                }
+            }
+            return owners
+        }
+
         mutating func attachSidecars() {
-            for i in items.indices where items[i].c.role == .takeoutJSON || items[i].c.role == .xmpSidecar {
+            let sidecars = items.indices.filter { items[$0].c.role == .takeoutJSON || items[$0].c.role == .xmpSidecar }
+            guard !sidecars.isEmpty else { return }
+            let owners = sidecarOwners(
+                takeout: sidecars.contains { items[$0].c.role == .takeoutJSON }, xmp: sidecars.contains { items[$0].c.role == .xmpSidecar })
+            for i in sidecars {
                 let n = items[i].name
                 if items[i].c.role == .takeoutJSON {
                     guard let t = items[i].c.takeout else {
@@ -455,12 +507,7 @@ public enum Assembler {
                         orphans.append(Orphan(path: items[i].rel, kind: "googleTakeoutAlbumJson", reason: "album-level Takeout metadata (title/geo of the album folder), not attached to any media file"))
                         continue
                     }
-                    let matches = assets.indices.filter { a in
-                        assets[a].asset.resources.contains { r in
-                            Name(r.path).dir == n.dir && TakeoutReader.matches(sidecar: n.file, media: Name(r.path).file)
-                        }
-                    }
-                    guard let a = matches.first else {
+                    guard let a = owners.takeout[FolderName(dir: n.dir, name: n.file)] else {
                         let media = TakeoutReader.mediaNames(forSidecar: n.file).first ?? n.stem
                         orphans.append(Orphan(path: items[i].rel, kind: "googleTakeoutJson", reason: "media file \(media) not present"))
                         continue
@@ -470,12 +517,7 @@ public enum Assembler {
                 } else {
                     // x.jpg.xmp or x.xmp
                     let target = n.stem
-                    guard let a = assets.firstIndex(where: { asset in
-                        asset.asset.resources.contains { r in
-                            let rn = Name(r.path)
-                            return rn.dir == n.dir && (rn.file.lowercased() == target.lowercased() || rn.stem.lowercased() == target.lowercased())
-                        }
-                    }) else {
+                    guard let a = owners.xmp[FolderName(dir: n.dir, name: target.lowercased())] else {
                         orphans.append(Orphan(path: items[i].rel, kind: "xmp", reason: "no media file named \(target) in folder"))
                         continue
                     }
