@@ -286,11 +286,14 @@ public enum Assembler {
             let free = media.filter { items[$0].owner == nil && !isEdit($0) }
             let stills = free.filter { items[$0].c.role == .image && items[$0].c.embeddedVideo == nil && !items[$0].c.kind.isRAW }
             let movies = free.filter { items[$0].c.role == .video }
+            guard !movies.isEmpty, !stills.isEmpty else { return }
+            // The stills by folder and base stem, in order (a scan of every still per movie was quadratic: a
+            // phone's camera folder of 4,000 photos and 1,000 videos spent 0.4 s here).
+            var stillsByBase: [FolderName: [Int]] = [:]
+            for s in stills { stillsByBase[FolderName(dir: items[s].name.dir, name: baseStem(items[s].name.stem)), default: []].append(s) }
             for m in movies where items[m].owner == nil {
                 let mn = items[m].name
-                guard let s = stills.first(where: {
-                    items[$0].owner == nil && items[$0].name.dir == mn.dir && baseStem(items[$0].name.stem) == baseStem(mn.stem)
-                }) else { continue }
+                guard let s = stillsByBase[FolderName(dir: mn.dir, name: baseStem(mn.stem))]?.first(where: { items[$0].owner == nil }) else { continue }
                 // Only when one side has no identifier: two different identifiers are two different captures.
                 if let a = items[s].c.contentIdentifier, let b = items[m].c.contentIdentifier, a != b { continue }
                 guard let ds = items[s].c.creationDate, let dm = items[m].c.creationDate,
