@@ -185,7 +185,8 @@ public enum Assembler {
 
         /// Items by folder and lower-cased stem, in order: what the lookups by name (an edit's original, a RAW's
         /// JPEG) scan instead of every item — a scan per file was quadratic in a folder's size (Benchmarks/README.md,
-        /// session 25). Names never change after `load`.
+        /// session 25). Names never change after `load`; made only when some item is an edit or a RAW, the only
+        /// ones looked up by it.
         var byStem: [FolderName: [Int]] = [:]
 
         mutating func load(_ files: [FileClassification]) {
@@ -193,6 +194,7 @@ public enum Assembler {
                 let rel = relative(f.path)
                 items.append(Item(c: f, rel: rel, name: Name(rel)))
             }
+            guard items.contains(where: { $0.name.editOf != nil || $0.c.kind.isRAW }) else { return }
             for i in items.indices { byStem[FolderName(dir: items[i].name.dir, name: items[i].name.stem.lowercased()), default: []].append(i) }
         }
 
@@ -465,7 +467,7 @@ public enum Assembler {
         /// The asset each sidecar name attaches to — a Takeout JSON name (`TakeoutReader.sidecarCandidates`
         /// of a resource's file name), an XMP sidecar's stem (a resource's file name or stem, lower-cased) —
         /// the first asset in order with such a resource. Made once: a scan of every asset's resources for
-        /// every sidecar was quadratic (a Takeout folder of 1,000 photos with their JSON took 4 s, of 5,000
+        /// every sidecar was quadratic (a Takeout folder of 1,000 photos with their JSON took 7 s, of 5,000
         /// minutes; Benchmarks/README.md, session 25). Sidecars change no resource, so it holds throughout.
         struct SidecarOwners {
             var takeout: [FolderName: Int] = [:]
