@@ -61,7 +61,7 @@ public struct AssembledAsset: Sendable, Equatable {
 /// full-size resources of their original, AAE files its adjustment data. Takeout JSON and XMP sidecars
 /// are metadata sources. Everything left over is an orphan with a reason.
 public enum Assembler {
-    public static func assemble(_ files: [FileClassification], root: String) -> Assembly {
+    public static func assemble(_ files: consuming [FileClassification], root: String) -> Assembly {
         var state = State(root: root)
         state.load(files)
         state.pairLivePhotos()
@@ -189,8 +189,11 @@ public enum Assembler {
         /// ones looked up by it.
         var byStem: [FolderName: [Int]] = [:]
 
-        mutating func load(_ files: [FileClassification]) {
-            for f in files.sorted(by: { $0.path < $1.path }) {
+        /// `files` is sorted where it lies (a huge folder's judgements are tens of MB: not copied twice).
+        mutating func load(_ files: consuming [FileClassification]) {
+            files.sort { $0.path < $1.path }
+            items.reserveCapacity(files.count)
+            for f in files {
                 let rel = relative(f.path)
                 items.append(Item(c: f, rel: rel, name: Name(rel)))
             }

@@ -642,9 +642,15 @@ public final class Catalog: Sendable {
     /// write for them, their resources with hashes, and the folder's Takeout album title (FNV-1a 64).
     /// `columnValues`: `values(_:)` of each of `c.assets`, in order, when the caller has them already.
     public static func derivationDigest(_ c: FolderCommit, columnValues: [ColumnValues]? = nil) -> String {
-        // The bytes are gathered, then hashed in one loop (a call per byte was most of the cost).
+        // The bytes are gathered, then hashed in a loop every 64 KiB (a call per byte was most of the cost; FNV-1a
+        // goes byte by byte, so the digest is the same, and a huge folder's text is not held whole).
         var bytes = OutBytes(capacity: 4096)
         defer { bytes.deallocate() }
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a 64
+        func fold() {
+            for b in bytes.bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+            bytes.removeAll()
+        }
         func add(_ s: String) {
             bytes.append(s)
             bytes.append(0x1F)
@@ -682,9 +688,9 @@ public final class Catalog: Sendable {
                 }
                 bytes.append(0x1F)
             }
+            if bytes.count >= 1 << 16 { fold() }
         }
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a 64
-        for b in bytes.bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        fold()
         return String(h, radix: 16)
     }
 

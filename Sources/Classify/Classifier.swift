@@ -16,7 +16,9 @@ public enum Classifier {
         c.reasons.append(Reason("mediaType", "\(mediaType.name): content is \(r.kind.rawValue) (magic bytes)\(role == .audio && !r.kind.isAudio ? " with an audio track and no video track" : "")"))
         c.adjustments = r.adjustments
         c.takeout = r.takeout
-        c.xmp = r.xmp
+        // Only a sidecar's packet is carried on (the assembly applies it to its asset); a photo's own XMP was
+        // read by the rules below and would only weigh on its folder's judgements.
+        if role == .xmpSidecar { c.xmp = r.xmp }
         c.fileModified = r.fileModified.map { AssetDate(local: $0.local, offsetSeconds: $0.offsetSeconds) }
         guard role == .image || role == .video || role == .audio else { return c }
 

@@ -185,9 +185,16 @@ public final class FileWorkPool: @unchecked Sendable {
                 let chunk = Array(items[start..<min(items.count, start + size)])
                 group.addTask { (k, await self.runChunk(chunk, work, abandoned: abandoned, skipped: skipped)) }
             }
-            var parts: [Int: [T]] = [:]
+            var parts: [[T]] = Array(repeating: [], count: (items.count + size - 1) / size)
             for await (k, r) in group { parts[k] = r }
-            return parts.keys.sorted().flatMap { parts[$0]! }
+            // One array of the final size: a growing one copies its elements (reports of a big folder) each time.
+            var all: [T] = []
+            all.reserveCapacity(items.count)
+            for k in parts.indices {
+                all += parts[k]
+                parts[k] = []
+            }
+            return all
         }
     }
 

@@ -595,8 +595,14 @@ public final class Ingestor: Sendable {
         var byPath: [String: FileRow] = [:]
         for r in rows { byPath[r.path] = r }
         let rules = options.rules
-        // Files whose stored facts are current need no probe: their judgement is derived from the facts.
-        var known: [(row: FileRow, report: ProbeReport)] = []
+        // Files whose stored facts are current need no probe: their judgement is derived from the facts (and
+        // the row rewritten when a derived column changed with the rules). Judged as they are read, so the
+        // folder holds no report.
+        var known: [(row: FileRow, c: FileClassification, rewritten: FileRow?)] = []
+        func keep(_ row: FileRow, _ report: ProbeReport) {
+            let (c, rewritten) = Self.classify(row, report, rules)
+            known.append((row, c, rewritten))
+        }
         var toProbe: [FolderBatch.File] = []
         let candidates = batch.files.filter { f in
             guard let fp = f.fingerprint, let row = byPath[f.path] else { return false }
@@ -604,95 +610,121 @@ public final class Ingestor: Sendable {
         }
         let present = Set(batch.files.map(\.path))
         let kept = partial ? rows.filter { !present.contains($0.path) && $0.probeVersion == Prober.version && $0.root == root } : []
-        var storedFacts: [String: [UInt8]]?  // read once, when a file needs them
-        func stored() throws -> [String: [UInt8]] {
-            if let storedFacts { return storedFacts }
-            let f = try catalog.facts(inDirectory: batch.dir)
-            storedFacts = f
-            return f
+        var storedFacts: [String: [UInt8]]?  // read once, when a file needs them; each blob dropped once decoded
+        func storedReport(_ path: String) throws -> ProbeReport? {
+            if storedFacts == nil { storedFacts = try catalog.facts(inDirectory: batch.dir) }
+            guard let blob = storedFacts?.removeValue(forKey: path) else { return nil }
+            return DerivationRules.decode(blob)
         }
         let candidatePaths = Set(candidates.map(\.path))
         for f in batch.files {
-            if candidatePaths.contains(f.path), let row = byPath[f.path], let blob = try stored()[f.path], let report = DerivationRules.decode(blob) {
-                known.append((row, report))
+            if candidatePaths.contains(f.path), let row = byPath[f.path], let report = try storedReport(f.path) {
+                keep(row, report)
             } else {
                 toProbe.append(f)  // new, changed, or facts stale or unreadable: probe again (never trash)
             }
         }
-        for row in kept { if let blob = try stored()[row.path], let report = DerivationRules.decode(blob) { known.append((row, report)) } }
+        for row in kept { if let report = try storedReport(row.path) { keep(row, report) } }
         let vanished = partial ? [] : rows.filter { !present.contains($0.path) }.map(\.path)
         var prepared = Prepared(commit: nil, seen: batch.files.count, probed: 0, unchanged: known.count, errors: [], orphans: 0, dir: batch.dir)
         prepared.staleFacts = batch.files.count { f in
             guard let fp = f.fingerprint, let row = byPath[f.path], let version = row.probeVersion else { return false }
             return row.fingerprint == fp && row.root == root && version != Prober.version
         }
-        for (row, _) in known { prepared.outcomes.countStored(row) }
+        for k in known { prepared.outcomes.countStored(k.row) }
         if toProbe.isEmpty && vanished.isEmpty && !rederive { return prepared }
 
         // Probe and hash what is new or changed on the shared pool, under the per-file time budget, in file order.
         let prober = Prober(options: options.probeOptions)
         let hook = options.beforeProbe
         let mode = options.hashMode
-        let probed: [(file: FolderBatch.File, report: ProbeReport, hash: String?)] = await pool.runBatch(
+        // Each file is judged and its facts encoded on the worker that probed it, so its report is dropped
+        // there: a folder holds its files' judgements and encoded facts, not their reports.
+        let probed: [ProbedFile] = await pool.runBatch(
             toProbe,
             { f, deadline in
                 hook?(f.path)
                 guard f.error == nil else {
-                    return (f, ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline), nil)
+                    let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline)
+                    return ProbedFile(f, report, hash: nil, rules: rules)
                 }
                 // One open: the probe reads headers and tails, the hash (media only) streams the file once.
                 let (report, hash) = prober.probe(path: f.path, deadline: deadline, hash: mode, seen: f.seen)
-                return (f, report, hash)
+                return ProbedFile(f, report, hash: hash, rules: rules)
             },
-            abandoned: { f, budget in (f, ProbeRunner.abandonedReport(f.path, budget: budget), nil) },
-            skipped: { f, stuck in (f, ProbeRunner.skippedReport(f.path, stuck: stuck), nil) })
+            abandoned: { f, budget in ProbedFile(f, ProbeRunner.abandonedReport(f.path, budget: budget), hash: nil, rules: rules) },
+            skipped: { f, stuck in ProbedFile(f, ProbeRunner.skippedReport(f.path, stuck: stuck), hash: nil, rules: rules) })
         prepared.probed = probed.count
 
         var files: [FileRow] = []
         var classifications: [FileClassification] = []
         var hashes: [String: String] = [:]
-        for (f, report, hash) in probed {
-            let issues = report.issues
-            let notMedia = report.notMedia
-            let errs = issues.filter { $0.severity == .error }
-            let damage = errs.isEmpty ? issues.filter { $0.severity == .damaged } : []
+        files.reserveCapacity(probed.count)
+        classifications.reserveCapacity(probed.count + known.count)
+        for p in probed {
+            let f = p.file
+            let notMedia = p.notMedia
+            let errs = p.problems.filter { $0.severity == .error }
+            let damage = errs.isEmpty ? p.problems.filter { $0.severity == .damaged } : []
             for e in errs { prepared.errors.append(ErrorInput(path: f.path, stage: e.stage.rawValue, reason: e.reason, severity: .failed)) }
             for d in damage { prepared.errors.append(ErrorInput(path: f.path, stage: d.stage.rawValue, reason: d.reason, severity: .damaged)) }
             prepared.outcomes.count(errors: !errs.isEmpty, damaged: !damage.isEmpty, notMedia: notMedia, path: f.path)
             // A known file that could not be read this time (gone between crawl and probe, a read error, over
             // its time budget): keep what the catalog knows, so its asset is not lost; the next run retries.
             if let row = byPath[f.path], row.probeVersion != nil, row.root == root, errs.contains(where: ProbeRunner.isTransient),
-                let blob = try stored()[f.path], let old = DerivationRules.decode(blob)
+                let old = try storedReport(f.path)
             {
-                known.append((row, old))
+                keep(row, old)
                 continue
             }
-            if let hash { hashes[f.path] = hash }
-            let c = rules.classify(report)
+            if let hash = p.hash { hashes[f.path] = hash }
+            let c = p.classification
             classifications.append(c)
             guard let fp = f.fingerprint else { continue }  // unreadable: an error row, no file row
             let status =
                 notMedia.map { $0.category == NotMedia.shoebox ? "own" : "skipped" } ?? (!errs.isEmpty ? "error" : !damage.isEmpty ? "damaged" : "ok")
             let note = notMedia?.reason ?? (errs.first ?? damage.first).map { "\($0.stage.rawValue): \($0.reason)" }
-            let facts = DerivationRules.encode(report)
             files.append(
                 FileRow(
-                    path: f.path, root: root, dir: batch.dir, fingerprint: fp, contentHash: hash, kind: c.kind.rawValue,
-                    role: c.role.rawValue, status: status, lastError: note, facts: facts, probeVersion: facts == nil ? nil : Prober.version,
-                    skipCategory: notMedia?.category, sampleHash: hash.flatMap { ContentHasher.isPartial($0) ? $0 : nil }))
+                    path: f.path, root: root, dir: batch.dir, fingerprint: fp, contentHash: p.hash, kind: c.kind.rawValue,
+                    role: c.role.rawValue, status: status, lastError: note, facts: p.facts, probeVersion: p.facts == nil ? nil : Prober.version,
+                    skipCategory: notMedia?.category, sampleHash: p.hash.flatMap { ContentHasher.isPartial($0) ? $0 : nil }))
         }
-        for (row, report) in known {
+        for (row, c, rewritten) in known {
             if let h = row.contentHash { hashes[row.path] = h }
-            let (c, rewritten) = Self.classify(row, report, rules)
             classifications.append(c)
             if let rewritten { files.append(rewritten) }
         }
 
         let (commit, orphans) = Self.commit(
-            classifications, hashes: hashes, files: files, vanished: vanished, errors: prepared.errors, root: root, dir: batch.dir, runID: runID)
+            consume classifications, hashes: hashes, files: files, vanished: vanished, errors: prepared.errors, root: root, dir: batch.dir,
+            runID: runID)
         prepared.commit = commit
         prepared.orphans = orphans
         return prepared
+    }
+
+    /// One probed file as its folder's commit needs it — its judgement, its facts encoded for the catalog, the
+    /// problems that set its status — made on the worker that probed it. A report is a ~2.7 KB value plus
+    /// its tags; a folder of 20,000 files held them all until its commit (a peak of ~18 KB a file).
+    struct ProbedFile: Sendable {
+        var file: FolderBatch.File
+        /// The report's errors and damage (its warnings change nothing in the commit).
+        var problems: [ProbeIssue]
+        var notMedia: NotMedia?
+        var hash: String?
+        var classification: FileClassification
+        /// The facts as stored; nil for a file that could not be stat'ed (no file row is written for it).
+        var facts: [UInt8]?
+
+        init(_ file: FolderBatch.File, _ report: ProbeReport, hash: String?, rules: DerivationRules) {
+            self.file = file
+            problems = report.issues.filter { $0.severity != .warning }
+            notMedia = report.notMedia
+            self.hash = hash
+            classification = rules.classify(report)
+            facts = file.fingerprint == nil ? nil : DerivationRules.encode(report)
+        }
     }
 
     /// `--hash sampled|none`: a partial hash names duplicate candidates. The new files of a commit whose
@@ -790,12 +822,15 @@ public final class Ingestor: Sendable {
 
     /// A folder's classified files → its commit: failed media left out, the rest assembled into assets.
     static func commit(
-        _ classifications: [FileClassification], hashes: [String: String], files: [FileRow], vanished: [String], errors: [ErrorInput],
+        _ classifications: consuming [FileClassification], hashes: [String: String], files: [FileRow], vanished: [String], errors: [ErrorInput],
         root: String, dir: String, runID: Int64
     ) -> (FolderCommit, orphans: Int) {
         // A photo or movie that could not be read (no primary image or track) is an error row, not an asset.
-        let usable = classifications.filter { !(($0.role == .image || $0.role == .video) && !$0.errors.isEmpty) }
-        let assembly = Assembler.assemble(usable, root: root)
+        // Filtered where it lies and handed on: a huge folder's judgements are not copied.
+        var usable = consume classifications
+        usable.removeAll { ($0.role == .image || $0.role == .video) && !$0.errors.isEmpty }
+        let albumTitle = usable.first { $0.takeout?.isAlbumMetadata == true }?.takeout?.title
+        let assembly = Assembler.assemble(consume usable, root: root)
         let base = root.hasSuffix("/") ? root : root + "/"
         let inputs = assembly.assets.map { a in
             AssetInput(
@@ -804,7 +839,7 @@ public final class Ingestor: Sendable {
                 pairingConfidence: a.pairingConfidence, embeddedVideo: a.embeddedVideo, pairedVideoDuration: a.pairedVideoDuration)
         }
         var commit = FolderCommit(runID: runID, root: root, dir: dir, files: files, vanished: vanished, assets: inputs, errors: errors)
-        commit.takeoutAlbumTitle = usable.first { $0.takeout?.isAlbumMetadata == true }?.takeout?.title
+        commit.takeoutAlbumTitle = albumTitle
         commit.deriveColumns()
         return (commit, assembly.orphans.count)
     }
