@@ -596,14 +596,10 @@ public final class Ingestor: Sendable {
         for r in rows { byPath[r.path] = r }
         let rules = options.rules
         // Files whose stored facts are current need no probe: their judgement is derived from the facts (and
-        // the row rewritten when a derived column changed with the rules). Judged as they are read, so the
+        // the row rewritten when a derived column changed with the rules). Judged as they are decoded, so the
         // folder holds no report.
-        var known: [(row: FileRow, c: FileClassification, rewritten: FileRow?)] = []
-        func keep(_ row: FileRow, _ report: ProbeReport) {
-            let (c, rewritten) = Self.classify(row, report, rules)
-            known.append((row, c, rewritten))
-        }
-        var toProbe: [FolderBatch.File] = []
+        var known: [Known] = []
+        func keep(_ row: FileRow, _ report: ProbeReport) { known.append(Known(row, report, rules)) }
         let candidates = batch.files.filter { f in
             guard let fp = f.fingerprint, let row = byPath[f.path] else { return false }
             return row.fingerprint == fp && row.probeVersion == Prober.version && row.root == root
@@ -616,15 +612,23 @@ public final class Ingestor: Sendable {
             guard let blob = storedFacts?.removeValue(forKey: path) else { return nil }
             return DerivationRules.decode(blob)
         }
-        let candidatePaths = Set(candidates.map(\.path))
-        for f in batch.files {
-            if candidatePaths.contains(f.path), let row = byPath[f.path], let report = try storedReport(f.path) {
-                keep(row, report)
-            } else {
-                toProbe.append(f)  // new, changed, or facts stale or unreadable: probe again (never trash)
-            }
+        // The stored facts are decoded and judged on the shared pool, in order: a decode is ~0.1 ms, so a
+        // folder of 20,000 files with one added spent 2 s on one thread here.
+        var toDecode: [(row: FileRow, blob: [UInt8])] = []
+        func stored(_ row: FileRow) throws {
+            if storedFacts == nil { storedFacts = try catalog.facts(inDirectory: batch.dir) }
+            if let blob = storedFacts?.removeValue(forKey: row.path) { toDecode.append((row, blob)) }
         }
-        for row in kept { if let report = try storedReport(row.path) { keep(row, report) } }
+        for f in candidates { if let row = byPath[f.path] { try stored(row) } }
+        for row in kept { try stored(row) }
+        let decoded: [Known?] = await pool.runBatch(
+            toDecode, { item, _ in DerivationRules.decode(item.blob).map { Known(item.row, $0, rules) } },
+            abandoned: { _, _ in nil }, skipped: { _, _ in nil })
+        toDecode = []
+        known = decoded.compactMap { $0 }
+        let knownPaths = Set(known.map(\.row.path))
+        // New, changed, or facts stale or unreadable: probe again (never trash).
+        let toProbe = batch.files.filter { !knownPaths.contains($0.path) }
         let vanished = partial ? [] : rows.filter { !present.contains($0.path) }.map(\.path)
         var prepared = Prepared(commit: nil, seen: batch.files.count, probed: 0, unchanged: known.count, errors: [], orphans: 0, dir: batch.dir)
         prepared.staleFacts = batch.files.count { f in
@@ -690,7 +694,8 @@ public final class Ingestor: Sendable {
                     role: c.role.rawValue, status: status, lastError: note, facts: p.facts, probeVersion: p.facts == nil ? nil : Prober.version,
                     skipCategory: notMedia?.category, sampleHash: p.hash.flatMap { ContentHasher.isPartial($0) ? $0 : nil }))
         }
-        for (row, c, rewritten) in known {
+        for k in known {
+            let (row, c, rewritten) = (k.row, k.c, k.rewritten)
             if let h = row.contentHash { hashes[row.path] = h }
             classifications.append(c)
             if let rewritten { files.append(rewritten) }
@@ -702,6 +707,19 @@ public final class Ingestor: Sendable {
         prepared.commit = commit
         prepared.orphans = orphans
         return prepared
+    }
+
+    /// A file whose stored facts are current: its row, its judgement from them, and its row rewritten when a
+    /// derived column (role, kind) changed with the rules.
+    struct Known: Sendable {
+        var row: FileRow
+        var c: FileClassification
+        var rewritten: FileRow?
+
+        init(_ row: FileRow, _ report: ProbeReport, _ rules: DerivationRules) {
+            self.row = row
+            (c, rewritten) = Ingestor.classify(row, report, rules)
+        }
     }
 
     /// One probed file as its folder's commit needs it — its judgement, its facts encoded for the catalog, the

@@ -75,6 +75,43 @@ import Testing
         #expect(try c.facts(inDirectory: dir)[dir + "/a.jpg"].flatMap(DerivationRules.decode) != nil)
     }
 
+
+    /// A file added to a folder re-derives the folder from its stored facts (decoded on the pool) and compares
+    /// each asset with its row by column position and the folder's resources read at once: the new asset is
+    /// the only change recorded, and a row that differs from what the files say — a column, a resource's
+    /// hash — is still told apart and put right, with only that property recorded.
+    @Test func aFileAddedToAFolderRecordsOnlyWhatChanged() async throws {
+        let s = try TestScratch("facts-added")
+        let dir = try Self.folder(s)
+        let path = s.path("c.sqlite")
+        _ = try await Self.ingest(dir, try Catalog(path: path))
+        let lib = Corpus.fixtures.appendingPathComponent("generated/library").path
+        let fourth = try #require(try Self.cleanJPEGs(in: lib).dropFirst(3).first)
+        let before = try Catalog(path: path).allAssets().map { ($0.asset.id, $0.localIdentifier, $0.asset.make) }
+        try #require(before.count == 3)
+        // The catalog says otherwise than the files for a.jpg's camera maker and b.jpg's content hash.
+        try Self.sql(path, "UPDATE asset SET make = 'Not the file''s' WHERE primary_path = 'a.jpg'")
+        try Self.sql(
+            path, "UPDATE resource SET content_hash = 'not-the-file' WHERE asset_id = (SELECT id FROM asset WHERE primary_path = 'b.jpg')")
+        let token = try Catalog(path: path).currentToken()
+        try FileManager.default.copyItem(atPath: lib + "/" + fourth, toPath: dir + "/d.jpg")
+
+        let second = try await Self.ingest(dir, try Catalog(path: path))
+        #expect(second.filesProbed == 1, "only d.jpg is read; a, b and c are derived from their facts")
+        let c = try Catalog(path: path)
+        let changes = try c.changes(since: token, objectType: "asset")
+        let lid = Dictionary(uniqueKeysWithValues: try c.allAssets().map { ($0.asset.id, $0.localIdentifier) })
+        #expect(changes.filter { $0.changeType == "inserted" }.map(\.localIdentifier) == [lid["d.jpg"]])
+        let updated = Dictionary(grouping: changes.filter { $0.changeType == "updated" }, by: \.localIdentifier)
+        #expect(Set(updated.keys) == Set([lid["a.jpg"], lid["b.jpg"]].compactMap { $0 }))
+        #expect(updated[lid["a.jpg"] ?? ""]?.flatMap(\.properties) == ["make"])
+        #expect(updated[lid["b.jpg"] ?? ""]?.flatMap(\.properties) == ["resources"])
+        // Put right from the facts: the maker as before, the hash the file's own.
+        let after = try c.allAssets()
+        #expect(after.first { $0.asset.id == "a.jpg" }?.asset.make == before.first { $0.0 == "a.jpg" }?.2)
+        let hashes = try SQLiteFiles.strings(path, "SELECT content_hash FROM resource WHERE content_hash = 'not-the-file'")
+        #expect(hashes.isEmpty)
+    }
     /// Facts written by an older probe are probed again — exactly those files.
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func staleProbeVersionReprobesExactlyThoseFiles() async throws {
