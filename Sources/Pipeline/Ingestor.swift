@@ -917,20 +917,39 @@ public final class Ingestor: Sendable {
     static func derive(dir: String, root: String, runID: Int64, rules: DerivationRules, catalog: Catalog) throws -> FolderDerivation {
         let rows = try catalog.files(inDirectory: dir)
         let stored = try catalog.facts(inDirectory: dir)
+        // Each file's facts decoded and judged; a big folder's in slices on every core (a decode is ~0.1 ms:
+        // a folder of 20,000 files took 2 s on one thread while the other folders were done).
+        @Sendable func judge(_ row: FileRow) -> Known? {
+            guard row.probeVersion == Prober.version, let blob = stored[row.path], let report = DerivationRules.decode(blob) else { return nil }
+            return Known(row, report, rules)
+        }
+        let slice = 256
+        var judged: [Known?]
+        if rows.count > slice {
+            let slices = (rows.count + slice - 1) / slice
+            let parts = ResultBox<[Known?]>(count: slices)
+            DispatchQueue.concurrentPerform(iterations: slices) { k in
+                parts[k] = .success(rows[k * slice..<min(rows.count, (k + 1) * slice)].map(judge))
+            }
+            judged = []
+            judged.reserveCapacity(rows.count)
+            for part in parts.values { judged += try part.get() }
+        } else {
+            judged = rows.map(judge)
+        }
         var classifications: [FileClassification] = []
         var hashes: [String: String] = [:]
         var files: [FileRow] = []
-        for row in rows {
-            guard row.probeVersion == Prober.version, let blob = stored[row.path], let report = DerivationRules.decode(blob) else {
-                return FolderDerivation(commit: nil, files: rows.count)
-            }
-            let (c, rewritten) = Self.classify(row, report, rules)
-            classifications.append(c)
+        classifications.reserveCapacity(rows.count)
+        for (row, known) in zip(rows, judged) {
+            guard let known else { return FolderDerivation(commit: nil, files: rows.count) }
+            classifications.append(known.c)
             if let h = row.contentHash { hashes[row.path] = h }
-            if let rewritten { files.append(rewritten) }
+            if let rewritten = known.rewritten { files.append(rewritten) }
         }
         guard !rows.isEmpty else { return FolderDerivation(commit: nil, files: 0) }
-        let (commit, _) = Self.commit(classifications, hashes: hashes, files: files, vanished: [], errors: [], root: root, dir: dir, runID: runID)
+        let (commit, _) = Self.commit(
+            consume classifications, hashes: hashes, files: files, vanished: [], errors: [], root: root, dir: dir, runID: runID)
         return FolderDerivation(commit: commit, files: rows.count)
     }
 

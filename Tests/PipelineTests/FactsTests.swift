@@ -112,6 +112,35 @@ import Testing
         let hashes = try SQLiteFiles.strings(path, "SELECT content_hash FROM resource WHERE content_hash = 'not-the-file'")
         #expect(hashes.isEmpty)
     }
+    /// A folder of more than one slice (256 files) is re-derived in slices on every core: in order, to the
+    /// same assets (so the folder's digest is unchanged and nothing is written or recorded); a file whose
+    /// facts do not decode keeps the whole folder as it is.
+    @Test func aBigFolderIsDerivedAgainInSlicesInOrder() async throws {
+        let s = try TestScratch("facts-slices")
+        let lib = Corpus.fixtures.appendingPathComponent("generated/library").path
+        let jpegs = try Self.cleanJPEGs(in: lib)
+        try #require(!jpegs.isEmpty)
+        let dir = s.path("big")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for i in 0..<300 { try FileManager.default.copyItem(atPath: lib + "/" + jpegs[i % jpegs.count], toPath: "\(dir)/\(1000 + i).jpg") }
+        let path = s.path("c.sqlite")
+        let first = try await Self.ingest(dir, try Catalog(path: path))
+        #expect(first.inserted == 300)
+        var c = try Catalog(path: path)
+        let token = try c.currentToken()
+        var r = Ingestor.RederiveSummary()
+        try Ingestor(options: IngestOptions(roots: [], concurrency: 2), catalog: c).rederiveStored(runID: try c.beginRun(roots: [dir]), into: &r)
+        #expect(r.folders == 1 && r.files == 300 && r.keptFolders.isEmpty)
+        #expect(r.records.isEmpty, "derived again to the same assets: nothing written")
+        #expect(try c.changes(since: token).isEmpty)
+
+        try Self.sql(path, "UPDATE file_facts SET facts = x'7b226b696e64223a' WHERE path = '\(dir)/1299.jpg'")
+        c = try Catalog(path: path)
+        r = Ingestor.RederiveSummary()
+        try Ingestor(options: IngestOptions(roots: [], concurrency: 2), catalog: c).rederiveStored(runID: try c.beginRun(roots: [dir]), into: &r)
+        #expect(r.keptFolders == [dir] && r.folders == 0)
+    }
+
     /// Facts written by an older probe are probed again — exactly those files.
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func staleProbeVersionReprobesExactlyThoseFiles() async throws {
