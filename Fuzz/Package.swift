@@ -7,7 +7,7 @@ import PackageDescription
 let names = [
     "FuzzBMFF", "FuzzJPEG", "FuzzPNG", "FuzzGIF", "FuzzWebP", "FuzzMakerNote", "FuzzXMP", "FuzzTIFF",
     "FuzzAAE", "FuzzTakeout", "FuzzInflate", "FuzzProbe", "FuzzPredicate", "FuzzRawPreview", "FuzzTIFFDirectories",
-    "FuzzStill", "FuzzMPEGTS",
+    "FuzzStill", "FuzzMPEGTS", "FuzzFacts",
 ]
 
 let package = Package(

@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 
 ALL=(FuzzBMFF FuzzJPEG FuzzPNG FuzzGIF FuzzWebP FuzzMakerNote FuzzXMP FuzzTIFF FuzzAAE FuzzTakeout
-     FuzzInflate FuzzProbe FuzzPredicate FuzzRawPreview FuzzTIFFDirectories FuzzStill FuzzMPEGTS)
+     FuzzInflate FuzzProbe FuzzPredicate FuzzRawPreview FuzzTIFFDirectories FuzzStill FuzzMPEGTS FuzzFacts)
 SECONDS_PER=${1:-60}
 shift || true
 TARGETS=("$@")
@@ -20,7 +20,7 @@ CORPUS=${SHOEBOX_CORPUS:-../../shared/corpus}
 max_len() {
     case $1 in
         FuzzPredicate) echo 4096 ;;
-        FuzzMakerNote|FuzzXMP|FuzzAAE|FuzzTakeout|FuzzInflate|FuzzGIF|FuzzWebP|FuzzPNG|FuzzStill) echo 65536 ;;
+        FuzzMakerNote|FuzzXMP|FuzzAAE|FuzzTakeout|FuzzInflate|FuzzGIF|FuzzWebP|FuzzPNG|FuzzStill|FuzzFacts) echo 65536 ;;
         *) echo 262144 ;;
     esac
 }

@@ -43,8 +43,9 @@ public struct DerivationRules: Sendable, Equatable {
         FactsJSON.encode(report)
     }
 
-    /// Stored facts back; nil when they do not decode (a field renamed, a record cut): probe again.
+    /// Stored facts back; nil when they do not decode (a field renamed, a record cut): probe again. Read by
+    /// hand (`FactsJSONReader`) where it is sure to read what `JSONDecoder` would, else by `JSONDecoder`.
     public static func decode(_ bytes: [UInt8]) -> ProbeReport? {
-        try? JSONDecoder().decode(ProbeReport.self, from: Data(bytes))
+        FactsJSONReader.read(bytes) ?? (try? JSONDecoder().decode(ProbeReport.self, from: Data(bytes)))
     }
 }

@@ -5,7 +5,8 @@ import Testing
 
 /// Inputs that crashed a libFuzzer target (Fuzz/), kept so they stay fixed. Each file is
 /// `FuzzRegressions/<target>-<n>.bin` and runs through the same calls as Fuzz/Sources/<target>/main.swift;
-/// passing means "returned or threw", the only thing the fuzzer checks.
+/// passing means "returned or threw", the only thing the fuzzer checks (and, for FuzzFacts, an answer that
+/// is JSONDecoder's).
 @Suite struct FuzzRegressionTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("FuzzRegressions")
@@ -49,6 +50,11 @@ import Testing
             let limit = first & 0x80 != 0 ? 1 << 16 : 1 << 22
             if first & 1 == 0 { _ = try? Inflate.raw(stream, limit: limit) } else { _ = try? Inflate.zlib(stream, limit: limit) }
         case "FuzzProbe": _ = Prober().probe(source: MemorySource(bytes), path: "fuzz")
+        case "FuzzFacts":
+            // What the hand reader reads must be what JSONDecoder reads (FuzzFacts-1: a key twice).
+            if let ours = FactsJSONReader.read(bytes) {
+                #expect(ours == (try? JSONDecoder().decode(ProbeReport.self, from: Data(bytes))), "\(name)")
+            }
         default:
             // FuzzPredicate inputs live in Tests/PipelineTests/FuzzRegressions (MediaProbeTests does not link Catalog).
             Issue.record("\(name): no replay for target \(target)")
