@@ -274,6 +274,21 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// Stored probe facts (JSON `ProbeReport`s) by path for the given files (those without facts are left out).
+    public func facts(paths: some Collection<String>) throws(CatalogError) -> [String: [UInt8]] {
+        guard !paths.isEmpty else { return [:] }
+        return try read { db in
+            var out: [String: [UInt8]] = [:]
+            out.reserveCapacity(paths.count)
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT path, facts FROM file_facts WHERE path IN (SELECT value FROM json_each(?))", arguments: [Self.jsonArray(paths)])
+            while let r = try rows.next() {
+                out[r[0]] = try r.withUnsafeData(atIndex: 1) { d in d.map { [UInt8]($0) } ?? [] }
+            }
+            return out
+        }
+    }
+
     /// Stored probe facts of the files of one asset (its resources and the sidecars it read), by path.
     public func facts(ofAsset localIdentifier: String) throws(CatalogError) -> [(path: String, facts: [UInt8], probeVersion: Int?)] {
         try read { db in

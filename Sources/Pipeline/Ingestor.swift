@@ -36,6 +36,9 @@ public struct IngestOptions: Sendable {
     /// Called on the worker right before a file is probed (fault injection for tests: a stall, a file
     /// removed between crawl and probe). Never set in production.
     public var beforeProbe: (@Sendable (String) -> Void)?
+    /// Files whose stored facts are read and decoded at once when a folder is derived again (a window, so a big
+    /// folder's blobs are not all held at once). Only tests change it.
+    public var factsWindow = 1024
     /// Asked at every folder boundary: true stops the run there (SIGINT/SIGTERM); what was committed
     /// stays, the run is marked `interrupted` and the next ingest finishes the job.
     public var stopRequested: (@Sendable () -> Bool)?
@@ -606,26 +609,23 @@ public final class Ingestor: Sendable {
         }
         let present = Set(batch.files.map(\.path))
         let kept = partial ? rows.filter { !present.contains($0.path) && $0.probeVersion == Prober.version && $0.root == root } : []
-        var storedFacts: [String: [UInt8]]?  // read once, when a file needs them; each blob dropped once decoded
         func storedReport(_ path: String) throws -> ProbeReport? {
-            if storedFacts == nil { storedFacts = try catalog.facts(inDirectory: batch.dir) }
-            guard let blob = storedFacts?.removeValue(forKey: path) else { return nil }
-            return DerivationRules.decode(blob)
+            try catalog.facts(paths: [path])[path].flatMap(DerivationRules.decode)
         }
-        // The stored facts are decoded and judged on the shared pool, in order: a decode is ~0.1 ms, so a
-        // folder of 20,000 files with one added spent 2 s on one thread here.
-        var toDecode: [(row: FileRow, blob: [UInt8])] = []
-        func stored(_ row: FileRow) throws {
-            if storedFacts == nil { storedFacts = try catalog.facts(inDirectory: batch.dir) }
-            if let blob = storedFacts?.removeValue(forKey: row.path) { toDecode.append((row, blob)) }
+        // The stored facts are read a window of files at a time, and decoded and judged on the shared pool: a
+        // decode is ~0.1 ms (a folder of 20,000 files with one added spent 2 s on one thread here), and a big
+        // folder's blobs are not all held at once (~50 MB at 20,000 files).
+        let wanted = candidates.compactMap { byPath[$0.path] } + kept
+        let size = max(1, options.factsWindow)
+        for start in stride(from: 0, to: wanted.count, by: size) {
+            let window = wanted[start..<min(wanted.count, start + size)]
+            let blobs = try catalog.facts(paths: window.map(\.path))
+            let items = window.compactMap { row in blobs[row.path].map { (row: row, blob: $0) } }
+            let decoded: [Known?] = await pool.runBatch(
+                items, { item, _ in DerivationRules.decode(item.blob).map { Known(item.row, $0, rules) } },
+                abandoned: { _, _ in nil }, skipped: { _, _ in nil })
+            for k in decoded { if let k { known.append(k) } }
         }
-        for f in candidates { if let row = byPath[f.path] { try stored(row) } }
-        for row in kept { try stored(row) }
-        let decoded: [Known?] = await pool.runBatch(
-            toDecode, { item, _ in DerivationRules.decode(item.blob).map { Known(item.row, $0, rules) } },
-            abandoned: { _, _ in nil }, skipped: { _, _ in nil })
-        toDecode = []
-        known = decoded.compactMap { $0 }
         let knownPaths = Set(known.map(\.row.path))
         // New, changed, or facts stale or unreadable: probe again (never trash).
         let toProbe = batch.files.filter { !knownPaths.contains($0.path) }

@@ -141,6 +141,46 @@ import Testing
         #expect(r.keptFolders == [dir] && r.folders == 0)
     }
 
+    /// A folder derived again when a file is added reads its stored facts a window at a time: with windows of
+    /// 7 files (300 files: 43 windows, the last one short) the catalog is the one windows of 1,024 make, and the
+    /// new file's asset is the only change recorded. (Copies of a PNG without a camera, dated by their
+    /// modification times an hour apart: no inferred bursts, whose members a re-derivation records twice —
+    /// Benchmarks/README.md, session 26.)
+    @Test func storedFactsAreReadAWindowAtATime() async throws {
+        let s = try TestScratch("facts-windows")
+        let png = Corpus.fixtures.appendingPathComponent("generated/animated.png").path
+        var snapshots: [CatalogSnapshot] = []
+        for window in [7, 1024] {
+            let dir = s.path("w\(window)/big")
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            func add(_ name: String, hours: Double) throws {
+                try FileManager.default.copyItem(atPath: png, toPath: "\(dir)/\(name)")
+                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1.6e9 + hours * 3600)], ofItemAtPath: "\(dir)/\(name)")
+            }
+            for i in 0..<300 { try add("\(1000 + i).png", hours: Double(i)) }
+            let path = s.path("w\(window)/c.sqlite")
+            _ = try await Self.ingest(dir, try Catalog(path: path))
+            let token = try Catalog(path: path).currentToken()
+            try add("new.png", hours: -1)
+            var o = IngestOptions(roots: [dir], concurrency: 2)
+            o.factsWindow = window
+            let second = try await Ingestor(options: o, catalog: try Catalog(path: path)).run()
+            #expect(second.filesProbed == 1 && second.filesUnchanged == 300 && second.inserted == 1 && second.updated == 0, "window \(window)")
+            let c = try Catalog(path: path)
+            let changes = try c.changes(since: token, objectType: "asset")
+            #expect(changes.map(\.changeType) == ["inserted"], "window \(window): \(changes)")
+            var snap = try CatalogSnapshot(path: path)
+            let here = "/w\(window)/"
+            snap.assets = Dictionary(
+                uniqueKeysWithValues: snap.assets.map { k, v in
+                    (k.replacingOccurrences(of: here, with: "/w/"), v.mapValues { $0.replacingOccurrences(of: here, with: "/w/") })
+                })
+            #expect(snap.assets.count == 301)
+            snapshots.append(snap)
+        }
+        #expect(snapshots[0].assets == snapshots[1].assets)
+    }
+
     /// Facts written by an older probe are probed again — exactly those files.
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func staleProbeVersionReprobesExactlyThoseFiles() async throws {
