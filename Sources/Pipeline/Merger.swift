@@ -246,10 +246,16 @@ public struct Merger: Sendable {
     func derive(_ p: Plan, runID: Int64) throws -> FolderCommit {
         let shard = shards[p.shard]
         let facts = p.files.isEmpty ? [:] : try shard.catalog.facts(inDirectory: p.dir)
+        // Each file's facts decoded and judged, a big folder's in slices on every core; the checks below in order.
+        let rules = self.rules
+        let judged: [FileClassification?] = try Ingestor.mapInSlices(p.files) { f in
+            guard f.row.probeVersion == Prober.version, let blob = facts[f.row.path], let report = DerivationRules.decode(blob) else { return nil }
+            return rules.classify(report)
+        }
         var classifications: [FileClassification] = []
         var hashes: [String: String] = [:]
         var rows: [FileRow] = []
-        for f in p.files {
+        for (f, judgement) in zip(p.files, judged) {
             var row = f.row
             if let version = row.probeVersion {
                 guard version == Prober.version else {
@@ -258,11 +264,11 @@ public struct Merger: Sendable {
                             "\(shard.path): \(row.path) was probed by probe version \(version), this Shoebox has \(Prober.version): run the shard's ingest again with this binary"
                     )
                 }
-                guard let blob = facts[row.path], let report = DerivationRules.decode(blob) else {
+                guard let blob = facts[row.path], let judgement else {
                     throw MergeError(description: "\(shard.path): the stored facts of \(row.path) cannot be read")
                 }
                 row.facts = blob
-                classifications.append(rules.classify(report))
+                classifications.append(judgement)
             }
             if let h = row.contentHash { hashes[row.path] = h }
             rows.append(row)
