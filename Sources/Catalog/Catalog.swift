@@ -263,14 +263,8 @@ public final class Catalog: Sendable {
     /// Stored probe facts (JSON `ProbeReport`s) by path for one folder.
     public func facts(inDirectory dir: String) throws(CatalogError) -> [String: [UInt8]] {
         try read { db in
-            var out: [String: [UInt8]] = [:]
-            // Through a cursor, each blob copied once (a folder of 20,000 files held ~50 MB of facts twice).
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT x.path, x.facts FROM file f JOIN file_facts x ON x.path = f.path WHERE f.dir = ?", arguments: [dir])
-            while let r = try rows.next() {
-                out[r[0]] = try r.withUnsafeData(atIndex: 1) { d in d.map { [UInt8]($0) } ?? [] }
-            }
-            return out
+            try Self.factsByPath(
+                Row.fetchCursor(db, sql: "SELECT x.path, x.facts FROM file f JOIN file_facts x ON x.path = f.path WHERE f.dir = ?", arguments: [dir]))
         }
     }
 
@@ -278,15 +272,19 @@ public final class Catalog: Sendable {
     public func facts(paths: some Collection<String>) throws(CatalogError) -> [String: [UInt8]] {
         guard !paths.isEmpty else { return [:] }
         return try read { db in
-            var out: [String: [UInt8]] = [:]
-            out.reserveCapacity(paths.count)
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT path, facts FROM file_facts WHERE path IN (SELECT value FROM json_each(?))", arguments: [Self.jsonArray(paths)])
-            while let r = try rows.next() {
-                out[r[0]] = try r.withUnsafeData(atIndex: 1) { d in d.map { [UInt8]($0) } ?? [] }
-            }
-            return out
+            try Self.factsByPath(
+                Row.fetchCursor(db, sql: "SELECT path, facts FROM file_facts WHERE path IN (SELECT value FROM json_each(?))", arguments: [Self.jsonArray(paths)]))
         }
+    }
+
+    /// Rows of (path, facts) by path, read through the cursor with each blob copied once (with `fetchAll`, a
+    /// folder of 20,000 files held its ~50 MB of facts twice).
+    static func factsByPath(_ rows: RowCursor) throws -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        while let r = try rows.next() {
+            out[r[0]] = try r.withUnsafeData(atIndex: 1) { d in d.map { [UInt8]($0) } ?? [] }
+        }
+        return out
     }
 
     /// Stored probe facts of the files of one asset (its resources and the sidecars it read), by path.

@@ -22,6 +22,20 @@ public enum FactsJSONReader {
         }
     }
 
+    /// Whether `a`'s UTF-8 bytes sort before `b`'s: the order `.sortedKeys` writes keys in (the facts' writer,
+    /// `Pipeline.FactsJSON`, sorts dictionaries by it; this reader requires it of every object).
+    public static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let n = min(x.count, y.count)
+                let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
+                return c != 0 ? c < 0 : x.count < y.count
+            }
+        }
+    }
+
     /// A missing member that is not optional.
     static func required<T>(_ v: T?) throws -> T {
         guard let v else { throw Reader.Unsure() }
@@ -92,24 +106,11 @@ public enum FactsJSONReader {
             }
             if !m.first { try expect(UInt8(ascii: ",")) }
             let key = try string()
-            guard m.first || Self.precedes(m.previous, key) else { throw Unsure() }
+            guard m.first || FactsJSONReader.utf8Precedes(m.previous, key) else { throw Unsure() }
             m.first = false
             m.previous = key
             try expect(UInt8(ascii: ":"))
             return key
-        }
-
-        /// Whether `a`'s UTF-8 bytes sort before `b`'s.
-        static func precedes(_ a: String, _ b: String) -> Bool {
-            var a = a
-            var b = b
-            return a.withUTF8 { x in
-                b.withUTF8 { y in
-                    let n = min(x.count, y.count)
-                    let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
-                    return c != 0 ? c < 0 : x.count < y.count
-                }
-            }
         }
 
         mutating func beginArray() throws -> Bool {
@@ -202,19 +203,7 @@ public enum FactsJSONReader {
             out.reserveCapacity(raw.count)
             var i = 0
             func hex4() throws -> UInt32 {
-                guard i + 4 <= raw.count else { throw Unsure() }
-                var v: UInt32 = 0
-                for k in 0..<4 {
-                    let c = raw[i + k]
-                    let d: UInt8
-                    switch c {
-                    case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - UInt8(ascii: "0")
-                    case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - UInt8(ascii: "a") + 10
-                    case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - UInt8(ascii: "A") + 10
-                    default: throw Unsure()
-                    }
-                    v = v << 4 | UInt32(d)
-                }
+                guard let v = JSONEscape.hex4(raw, at: i) else { throw Unsure() }
                 i += 4
                 return v
             }
@@ -228,13 +217,11 @@ public enum FactsJSONReader {
                 guard i < raw.count else { throw Unsure() }
                 let e = raw[i]
                 i += 1
+                if let single = JSONEscape.single(e) {
+                    out.append(single)
+                    continue
+                }
                 switch e {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
                 case UInt8(ascii: "u"):
                     var v = try hex4()
                     if (0xD800..<0xDC00).contains(v) {

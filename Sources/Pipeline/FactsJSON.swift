@@ -24,18 +24,6 @@ enum FactsJSON {
         return w.failed ? nil : w.out
     }
 
-    /// Whether `a`'s UTF-8 bytes sort before `b`'s.
-    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                let n = min(x.count, y.count)
-                let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
-                return c != 0 ? c < 0 : x.count < y.count
-            }
-        }
-    }
-
     /// A value written: its bytes, whether it `failed` (and, in debug builds, the writer's `keyMismatches`).
     struct Written {
         var out: [UInt8]
@@ -297,7 +285,7 @@ extension Dictionary: FactsJSONValue where Key == String, Value: FactsJSONValue 
         w.beginDictionary()
         // In the byte order of the keys, as `.sortedKeys` sorts (compared with memcmp: the generic
         // `utf8.lexicographicallyPrecedes` was ~1,500 instructions a comparison).
-        for (k, v) in sorted(by: { FactsJSON.utf8Precedes($0.key, $1.key) }) {
+        for (k, v) in sorted(by: { FactsJSONReader.utf8Precedes($0.key, $1.key) }) {
             w.dictionaryKey(k)
             v.writeFactsJSON(to: &w)
         }

@@ -917,7 +917,7 @@ public final class Ingestor: Sendable {
     /// `f` of every element, in order; more than 256 elements in slices of 256 on every core (for a folder's
     /// files, whose facts take ~0.1 ms each to decode and judge: folders are derived in parallel, but one big
     /// folder was one thread).
-    static func mapInSlices<E: Sendable, T: Sendable>(_ items: [E], _ f: @escaping @Sendable (E) -> T) throws -> [T] {
+    static func mapInSlices<E: Sendable, T: Sendable>(_ items: [E], _ f: @escaping @Sendable (E) -> T) -> [T] {
         let slice = 256
         guard items.count > slice else { return items.map(f) }
         let slices = (items.count + slice - 1) / slice
@@ -927,7 +927,7 @@ public final class Ingestor: Sendable {
         }
         var out: [T] = []
         out.reserveCapacity(items.count)
-        for part in parts.values { out += try part.get() }
+        for case .success(let part) in parts.values { out += part }  // f does not throw: every slice succeeded
         return out
     }
 
@@ -940,7 +940,7 @@ public final class Ingestor: Sendable {
             guard row.probeVersion == Prober.version, let blob = stored[row.path], let report = DerivationRules.decode(blob) else { return nil }
             return Known(row, report, rules)
         }
-        let judged = try mapInSlices(rows, judge)
+        let judged = mapInSlices(rows, judge)
         var classifications: [FileClassification] = []
         var hashes: [String: String] = [:]
         var files: [FileRow] = []

@@ -248,7 +248,7 @@ public struct Merger: Sendable {
         let facts = p.files.isEmpty ? [:] : try shard.catalog.facts(inDirectory: p.dir)
         // Each file's facts decoded and judged, a big folder's in slices on every core; the checks below in order.
         let rules = self.rules
-        let judged: [FileClassification?] = try Ingestor.mapInSlices(p.files) { f in
+        let judged: [FileClassification?] = Ingestor.mapInSlices(p.files) { f in
             guard f.row.probeVersion == Prober.version, let blob = facts[f.row.path], let report = DerivationRules.decode(blob) else { return nil }
             return rules.classify(report)
         }

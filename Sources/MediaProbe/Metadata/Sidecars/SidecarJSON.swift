@@ -131,18 +131,7 @@ private struct JSONParser {
 
     mutating func hex4() throws(ProbeError) -> UInt32 {
         guard i + 4 <= b.count else { throw fail("short \\u escape") }
-        var v: UInt32 = 0
-        for k in 0..<4 {
-            let c = b[i + k]
-            let d: UInt32
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - UInt8(ascii: "a")) + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - UInt8(ascii: "A")) + 10
-            default: throw fail("bad \\u escape")
-            }
-            v = v << 4 | d
-        }
+        guard let v = JSONEscape.hex4(b, at: i) else { throw fail("bad \\u escape") }
         i += 4
         return v
     }
@@ -167,13 +156,11 @@ private struct JSONParser {
             guard i < b.count else { throw fail("unterminated escape") }
             let e = b[i]
             i += 1
+            if let single = JSONEscape.single(e) {
+                out.append(single)
+                continue
+            }
             switch e {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
                 var cp = try hex4()
                 if cp >= 0xD800, cp < 0xDC00, b.matches("\\u", at: i) {
