@@ -805,11 +805,15 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// The asset columns a folder's derivation writes, in the order `values(_:)` gives them.
+    /// The asset columns a folder's derivation writes, in the order `values(_:)` gives them. The burst
+    /// identifier the files give is `file_burst_identifier`; `burst_identifier` is organize's (the set an
+    /// asset is in, by the files' identifier, name or time), written by an insert and then only by organize,
+    /// so a folder derived again does not reset it to the files' value for organize to set it back (two
+    /// history records for every member of an inferred burst each time).
     static let derivedColumns: [String] = [
         "root", "dir", "primary_path", "filename", "media_type", "media_subtypes", "traits", "playback_style",
         "playback_variation", "creation_date", "creation_offset", "creation_date_source", "latitude", "longitude", "altitude",
-        "location_source", "pixel_width", "pixel_height", "duration", "content_identifier", "burst_identifier", "has_adjustments",
+        "location_source", "pixel_width", "pixel_height", "duration", "content_identifier", "file_burst_identifier", "has_adjustments",
         "is_favorite", "is_hidden", "make", "model", "lens_model", "pairing_confidence", "embedded_video_offset",
         "embedded_video_length", "paired_video_duration", "metadata_sources", "reasons",
     ]
@@ -817,8 +821,10 @@ public final class Catalog: Sendable {
     /// Positions in `derivedColumns` in column-name order: the order of the folder digest.
     static let derivedColumnsByName: [Int] = derivedColumns.indices.sorted { derivedColumns[$0] < derivedColumns[$1] }
     /// The columns an insert writes: the derived ones, then `local_identifier`, `cloud_identifier`,
-    /// `modification_date`, `added_date` (the values `insert` appends).
-    static let insertedColumns = derivedColumns + ["local_identifier", "cloud_identifier", "modification_date", "added_date"]
+    /// `modification_date`, `added_date` and `burst_identifier` (the files' until organize runs; the values
+    /// `insert` appends).
+    static let insertedColumns = derivedColumns + ["local_identifier", "cloud_identifier", "modification_date", "added_date", "burst_identifier"]
+    static let fileBurstColumn = derivedColumns.firstIndex(of: "file_burst_identifier")!
     /// Positions in `insertedColumns` in column-name order: the order of `insertAssetSQL`'s columns.
     static let insertAssetOrder: [Int] = insertedColumns.indices.sorted { insertedColumns[$0] < insertedColumns[$1] }
     /// The one insert statement of a new asset: every column named once, in name order.
@@ -894,7 +900,8 @@ public final class Catalog: Sendable {
     static func insert(_ db: Database, _ i: AssetInput, values known: ColumnValues? = nil, using s: CommitStatements? = nil) throws -> (Int64, String) {
         let lid = RandomUUID.string() + "/L0/001"
         let now = now().databaseValue
-        let v = (known ?? values(i)) + [lid.databaseValue, cloudIdentifier(i).databaseValue, now, now]  // as `insertedColumns`
+        let derived = known ?? values(i)
+        let v = derived + [lid.databaseValue, cloudIdentifier(i).databaseValue, now, now, derived[fileBurstColumn]]  // as `insertedColumns`
         var b = try s?.binder(.insertAsset) ?? Binder(db, insertAssetSQL)
         for k in insertAssetOrder { b.value(v[k]) }
         try b.run()
@@ -973,7 +980,9 @@ public final class Catalog: Sendable {
         let wasTrashed = (old["trashed_at"] as String?) != nil
         if wasTrashed { props.insert("isTrashed") }
         let reasonsChanged = (old["reasons"] as DatabaseValue) != derived[reasonsColumn]
-        guard !props.isEmpty || reasonsChanged || (old["pending_vanish"] as Int64) != 0 else { return [] }
+        // A column no property stands for (the files' burst identifier: organize's is the property) is
+        // written without a record.
+        guard !props.isEmpty || !changedCols.isEmpty || reasonsChanged || (old["pending_vanish"] as Int64) != 0 else { return [] }
         var sets = v
         sets["pending_vanish"] = 0
         // `sets[key] = nil` would remove the key (and leave the asset in Recently Deleted): store a NULL.

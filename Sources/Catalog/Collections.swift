@@ -11,6 +11,8 @@ public struct OrganizeRow: Sendable {
     public var creationDate: AssetDate?
     public var make: String?
     public var model: String?
+    /// The burst identifier the files give (Apple's BurstUUID, Google's BurstID): what the burst grouper
+    /// reads, and what follows a burst across folders.
     public var burstIdentifier: String?
     public var representsBurst: Bool
     public var burstSelectionTypes: UInt
@@ -21,6 +23,10 @@ public struct OrganizeRow: Sendable {
 
     /// The catalog's directory of the asset (`asset.dir`): what organize recomputes bursts by.
     public var dir: String = ""
+
+    /// The burst identifier organize stored last (`asset.burst_identifier`: the set's, found by the files'
+    /// identifier, by name or by time), or, for an asset no organize has seen, the files'.
+    public var storedBurstIdentifier: String? = nil
 
     /// The folder of the asset's primary file: the root and the path's directory.
     public var folder: String { Self.folder(root: root, primaryPath: primaryPath) }
@@ -45,7 +51,8 @@ extension OrganizeRow {
             creationDate: (r[4] as String?).map { AssetDate(local: $0, offsetSeconds: r[5]) },
             make: shared.intern(r[6] as String?, slot: 2), model: shared.intern(r[7] as String?, slot: 3), burstIdentifier: r[8],
             representsBurst: r[9], burstSelectionTypes: UInt(r[10] as Int64), latitude: r[11], longitude: r[12],
-            creationDateSource: shared.intern(r[13] as String?, slot: 4), dir: shared.intern(r[14] as String, slot: 5))
+            creationDateSource: shared.intern(r[13] as String?, slot: 4), dir: shared.intern(r[14] as String, slot: 5),
+            storedBurstIdentifier: r[15])
     }
 }
 
@@ -143,8 +150,8 @@ extension Catalog {
     /// The `asset` columns an `OrganizeRow` is read from, in `OrganizeRow(row:shared:)`'s order (the
     /// organize inputs snapshot has the same columns).
     static let organizeColumns = """
-        local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, burst_identifier,
-        represents_burst, burst_selection_types, latitude, longitude, creation_date_source, dir
+        local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, file_burst_identifier,
+        represents_burst, burst_selection_types, latitude, longitude, creation_date_source, dir, burst_identifier
         """
 
     /// Sets burst fields; records an `updated` change for each asset whose fields changed.

@@ -306,6 +306,22 @@ enum Schema {
             // next one recomputes bursts, places and moments only where those inputs changed.
             try db.execute(sql: Catalog.organizeInputTable)
         }
+        m.registerMigration("bursts: the files' own burst identifier") { db in
+            // `burst_identifier` is organize's (the set an asset is in: by Apple's BurstUUID or Google's BurstID
+            // as the files write it, or found by name or time); the identifier the files give is kept beside it
+            // (docs/catalog.md), so a folder derived again leaves organize's value alone. The files' value is
+            // the stored one where the asset's reasons name it as read (the classifier's "BurstUUID=…" or
+            // "GCamera:BurstID=…"): an identifier organize found by name or time is no file's.
+            try db.execute(
+                sql: """
+                    ALTER TABLE asset ADD COLUMN file_burst_identifier TEXT;
+                    UPDATE asset SET file_burst_identifier = burst_identifier
+                        WHERE burst_identifier IS NOT NULL
+                        AND (instr(reasons, 'BurstUUID=' || burst_identifier) > 0 OR instr(reasons, 'GCamera:BurstID=' || burst_identifier) > 0);
+                    ALTER TABLE organize_input ADD COLUMN file_burst_identifier TEXT;
+                    UPDATE organize_input SET file_burst_identifier = (SELECT a.file_burst_identifier FROM asset a WHERE a.id = organize_input.asset_id);
+                    """)
+        }
         return m
     }
 }

@@ -39,6 +39,7 @@ enum SchemaSnapshot {
         "v8: query indexes",
         "places: asset place and local time",
         "organize: inputs of the last organize",
+        "bursts: the files' own burst identifier",
     ]
     static let statements: [String] = [
         #"""
@@ -97,7 +98,7 @@ enum SchemaSnapshot {
             paired_video_duration REAL,
             metadata_sources TEXT NOT NULL,    -- JSON [{type, path}]
             reasons TEXT NOT NULL              -- one "subject: evidence" per line
-        , user_properties TEXT NOT NULL DEFAULT '', place_id INTEGER, place_name TEXT, place_admin1 TEXT, place_country TEXT, place_country_name TEXT, place_reason TEXT, local_date TEXT, local_offset INTEGER, time_zone TEXT, zone_reason TEXT, zone_confidence TEXT, places_derived INTEGER NOT NULL DEFAULT 0)
+        , user_properties TEXT NOT NULL DEFAULT '', place_id INTEGER, place_name TEXT, place_admin1 TEXT, place_country TEXT, place_country_name TEXT, place_reason TEXT, local_date TEXT, local_offset INTEGER, time_zone TEXT, zone_reason TEXT, zone_confidence TEXT, places_derived INTEGER NOT NULL DEFAULT 0, file_burst_identifier TEXT)
         """#,
         #"""
         CREATE INDEX asset_dir ON asset(dir)
@@ -295,7 +296,7 @@ enum SchemaSnapshot {
             filename TEXT NOT NULL, creation_date TEXT, creation_offset INTEGER, make TEXT, model TEXT, burst_identifier TEXT,
             represents_burst INTEGER NOT NULL, burst_selection_types INTEGER NOT NULL, latitude REAL, longitude REAL,
             creation_date_source TEXT, dir TEXT NOT NULL
-        )
+        , file_burst_identifier TEXT)
         """#,
     ]
     // END GENERATED

@@ -18,8 +18,9 @@ public struct BurstCandidate: Sendable, Equatable, Hashable {
     public var googleBurstPrimary: Bool
     /// A sidecar or Takeout says the user picked this frame.
     public var userPicked: Bool
-    /// The folder the file is in: the time rule groups frames of one folder only (a camera writes a burst
-    /// into one folder; identical copies in other folders are not frames).
+    /// The folder the file is in: the name and time rules group frames of one folder only (a camera writes a
+    /// burst into one folder; identical copies in other folders are not frames). Empty: the id's directory
+    /// (an id that is a path).
     public var folder: String = ""
 
     public init(
@@ -134,7 +135,9 @@ public enum BurstGrouper {
         for i in order where !claimed[i] {
             let c = items[i]
             guard let m = NamePattern.match(c.filename) else { continue }
-            let key = directory(of: c.id) + "|" + m.pattern.rawValue + "|" + m.key
+            // The folder the organize stage names (a catalog's ids are local identifiers, whose "directory"
+            // is each asset's own: keyed by it, no name set formed in a catalog), else the id's directory.
+            let key = (c.folder.isEmpty ? directory(of: c.id) : c.folder) + "|" + m.pattern.rawValue + "|" + m.key
             named[key, default: ([], m.pattern)].frames.append(i)
         }
         for (key, g) in named.sorted(by: { $0.key < $1.key }) {

@@ -11,7 +11,9 @@ import MediaProbe
 /// stored facts — no source file is opened.
 public struct DerivationRules: Sendable, Equatable {
     /// Bump with every change to what Classify, Assemble or Organize produce.
-    public static let version = 1
+    /// 2: bursts found by file name form in a catalog (organize keyed them by each asset's own identifier,
+    /// so none did).
+    public static let version = 2
 
     /// The rules in force: `version`, or a test-only variant (see `testVariantVariable`).
     public var version: Int

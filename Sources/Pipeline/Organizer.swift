@@ -264,9 +264,10 @@ public enum Organizer {
 
     /// Burst sets are recomputed a group of folders at a time: every rule but Apple's BurstUUID works inside
     /// one folder (file names and the time rule: one folder's frames), and the BurstUUID rule is followed
-    /// across folders — a group takes in every folder holding an asset with a burst identifier of its assets
-    /// (the stored identifier, which is also what a time-rule or name set wrote last time), until no new
-    /// folder joins. So a group's sets are exactly the sets a whole-library grouping finds for its assets.
+    /// across folders — a group takes in every folder holding an asset with a burst identifier its assets'
+    /// files give (looked up among the stored identifiers, `asset.burst_identifier`: organize stores a file's
+    /// identifier as its set's, and an insert stores it until organize runs), until no new folder joins. So a
+    /// group's sets are exactly the sets a whole-library grouping finds for its assets.
     static let burstChunkAssets = 4000
 
     /// Every folder, in groups of about `burstChunkAssets` assets (memory: one group's rows and candidates).
@@ -323,7 +324,12 @@ public enum Organizer {
                 updates.append((m, s.identifier, m == s.representative, s.selectionTypes[m]?.rawValue ?? 0))
             }
         }
-        for r in rows where !inSet.contains(r.localIdentifier) && (r.representsBurst || r.burstSelectionTypes != 0) {
+        // An asset in no set has the identifier its files give (none, or a lone frame's BurstUUID), no more
+        // the one of a set it has left.
+        for r in rows
+        where !inSet.contains(r.localIdentifier)
+            && (r.representsBurst || r.burstSelectionTypes != 0 || r.storedBurstIdentifier != r.burstIdentifier)
+        {
             updates.append((r.localIdentifier, r.burstIdentifier, false, 0))
         }
         summary.records += try catalog.applyBursts(updates, runID: runID).count

@@ -19,6 +19,8 @@ import Testing
         "probe 2, rules 1": "6a63cce1e0ea69f",
         // The AVI reader: the Kodak clip's pixel size and duration now name it as their source.
         "probe 3, rules 1": "6e05c06e77d2b4e9",
+        // Organize: bursts by file name in a catalog (the corpus has none; classify and assemble as before).
+        "probe 3, rules 2": "6e05c06e77d2b4e9",
     ]
 
     /// FNV-1a 64: stable across runs and platforms (Swift's Hasher is seeded per process).
