@@ -40,7 +40,7 @@ extension AssetRowWriter {
                         SELECT id, local_identifier, cloud_identifier, primary_path, media_type, media_subtypes, traits, playback_style,
                             playback_variation, creation_date, creation_offset, creation_date_source, latitude, longitude, altitude,
                             location_source, pixel_width, pixel_height, duration, content_identifier, burst_identifier, has_adjustments,
-                            is_favorite, is_hidden, metadata_sources, make, model, lens_model, reasons
+                            is_favorite, is_hidden, metadata_sources, make, model, lens_model, \(Catalog.reasonsWithBurst(""))
                         FROM asset WHERE id IN (\(marks))
                         """)
                 try s.setArguments(StatementArguments(batch))
@@ -334,8 +334,15 @@ extension Catalog {
         a.id, a.local_identifier, a.cloud_identifier, a.primary_path, a.media_type, a.media_subtypes, a.traits, a.playback_style,
         a.playback_variation, a.creation_date, a.creation_offset, a.creation_date_source, a.latitude, a.longitude, a.altitude,
         a.location_source, a.pixel_width, a.pixel_height, a.duration, a.content_identifier, a.burst_identifier, a.has_adjustments,
-        a.is_favorite, a.is_hidden, a.metadata_sources, a.make, a.model, a.lens_model, a.reasons, a.root
+        a.is_favorite, a.is_hidden, a.metadata_sources, a.make, a.model, a.lens_model, \(reasonsWithBurst("a.")), a.root
         """
+
+    /// An asset's reasons as its outputs give them: the derivation's (`reasons`), then organize's for its
+    /// burst set (`burst_reason`), one "subject: evidence" per line. `table`: "" or "a.".
+    static func reasonsWithBurst(_ table: String) -> String {
+        let r = table + "reasons", b = table + "burst_reason"
+        return "CASE WHEN \(b) IS NULL THEN \(r) WHEN \(r) = '' THEN \(b) ELSE \(r) || char(10) || \(b) END AS reasons"
+    }
 
     /// Steps one statement over the assets a fetch with `options` returns (its WHERE, ORDER BY and LIMIT), in
     /// order, calling `body` with the row and, when `resources` is true, a function that calls its argument

@@ -154,7 +154,9 @@ extension Catalog {
         a.make = r[c.make]
         a.model = r[c.model]
         a.lensModel = r[c.lensModel]
-        let reasons: String = r[c.reasons]
+        var reasons: String = r[c.reasons]
+        // Organize's reasons for the asset's burst set follow the derivation's (as `assetRowColumns` gives them).
+        if let b = c.burstReason, let text = r[b] as String? { reasons = reasons.isEmpty ? text : reasons + "\n" + text }
         if !reasons.isEmpty {
             a.reasons = reasons.split(separator: "\n").map { line in
                 guard let colon = Self.colonSpace(line) else { return Reason(String(line), "") }
@@ -208,6 +210,8 @@ extension Catalog {
         let model: Int
         let lensModel: Int
         let reasons: Int
+        /// nil in a row without the column (a statement that lists its columns).
+        let burstReason: Int?
         let metadataSources: Int
         let localIdentifier: Int
         let cloudIdentifier: Int
@@ -242,6 +246,7 @@ extension Catalog {
             model = c.i("model")
             lensModel = c.i("lens_model")
             reasons = c.i("reasons")
+            burstReason = c.map["burst_reason"]
             metadataSources = c.i("metadata_sources")
             localIdentifier = c.i("local_identifier")
             cloudIdentifier = c.i("cloud_identifier")

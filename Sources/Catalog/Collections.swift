@@ -27,6 +27,8 @@ public struct OrganizeRow: Sendable {
     /// The burst identifier organize stored last (`asset.burst_identifier`: the set's, found by the files'
     /// identifier, by name or by time), or, for an asset no organize has seen, the files'.
     public var storedBurstIdentifier: String? = nil
+    /// Whether organize stored a reason for the asset's set (`asset.burst_reason`).
+    public var hasBurstReason: Bool = false
 
     /// The folder of the asset's primary file: the root and the path's directory.
     public var folder: String { Self.folder(root: root, primaryPath: primaryPath) }
@@ -52,7 +54,7 @@ extension OrganizeRow {
             make: shared.intern(r[6] as String?, slot: 2), model: shared.intern(r[7] as String?, slot: 3), burstIdentifier: r[8],
             representsBurst: r[9], burstSelectionTypes: UInt(r[10] as Int64), latitude: r[11], longitude: r[12],
             creationDateSource: shared.intern(r[13] as String?, slot: 4), dir: shared.intern(r[14] as String, slot: 5),
-            storedBurstIdentifier: r[15])
+            storedBurstIdentifier: r[15], hasBurstReason: r.count > 16 ? r[16] : false)
     }
 }
 
@@ -140,7 +142,7 @@ extension Catalog {
             var shared = StringInterner()
             let rows = try Row.fetchCursor(
                 db,
-                sql: "SELECT \(Self.organizeColumns) FROM asset WHERE trashed_at IS NULL AND (\(condition)) ORDER BY creation_date, id",
+                sql: "SELECT \(Self.organizeRowColumns) FROM asset WHERE trashed_at IS NULL AND (\(condition)) ORDER BY creation_date, id",
                 arguments: arguments)
             while let r = try rows.next() { out.append(OrganizeRow(row: r, shared: &shared)) }
             return out
@@ -153,27 +155,46 @@ extension Catalog {
         local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, file_burst_identifier,
         represents_burst, burst_selection_types, latitude, longitude, creation_date_source, dir, burst_identifier
         """
+    /// What an `OrganizeRow` is read from in `asset`: `organizeColumns`, then whether organize stored a burst
+    /// reason (not an input: the record of the inputs has no such column, and its rows read as none).
+    static let organizeRowColumns = organizeColumns + ", burst_reason IS NOT NULL"
 
-    /// Sets burst fields; records an `updated` change for each asset whose fields changed.
+    /// An asset's burst fields as organize sets them, with why (`asset.burst_reason`: "subject: evidence"
+    /// lines, as `reasons`; nil for an asset in no set).
+    public struct BurstUpdate: Sendable {
+        public var localIdentifier: String
+        public var burstIdentifier: String?
+        public var represents: Bool
+        public var selection: UInt
+        public var reason: String?
+        public init(_ localIdentifier: String, _ burstIdentifier: String?, represents: Bool, selection: UInt, reason: String?) {
+            self.localIdentifier = localIdentifier
+            self.burstIdentifier = burstIdentifier
+            self.represents = represents
+            self.selection = selection
+            self.reason = reason
+        }
+    }
+
+    /// Sets burst fields; records an `updated` change for each asset whose fields changed (a reason alone
+    /// that changed is written without a record: it is no PhotoKit property).
     @discardableResult
-    public func applyBursts(_ updates: [(localIdentifier: String, burstIdentifier: String?, represents: Bool, selection: UInt)], runID: Int64?)
-        throws(CatalogError) -> [ChangeRecord]
-    {
+    public func applyBursts(_ updates: [BurstUpdate], runID: Int64?) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
+            let read = try db.cachedStatement(
+                sql: "SELECT burst_identifier, represents_burst, burst_selection_types, burst_reason FROM asset WHERE local_identifier = ?")
             for u in updates {
-                guard let old = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT burst_identifier, represents_burst, burst_selection_types FROM asset WHERE local_identifier = ?"),
-                    arguments: [u.localIdentifier])
-                else { continue }
+                guard let old = try Row.fetchOne(read, arguments: [u.localIdentifier]) else { continue }
                 var props: [String] = []
-                if (old["burst_identifier"] as String?) != u.burstIdentifier { props.append("burstIdentifier") }
-                if (old["represents_burst"] as Bool) != u.represents { props.append("representsBurst") }
-                if UInt(old["burst_selection_types"] as Int64) != u.selection { props.append("burstSelectionTypes") }
-                guard !props.isEmpty else { continue }
-                try db.cachedStatement(sql: "UPDATE asset SET burst_identifier = ?, represents_burst = ?, burst_selection_types = ? WHERE local_identifier = ?")
-                    .execute(arguments: [u.burstIdentifier, u.represents, Int64(u.selection), u.localIdentifier])
-                records.append(try Self.record(db, runID, "asset", u.localIdentifier, "updated", props))
+                if (old[0] as String?) != u.burstIdentifier { props.append("burstIdentifier") }
+                if (old[1] as Bool) != u.represents { props.append("representsBurst") }
+                if UInt(old[2] as Int64) != u.selection { props.append("burstSelectionTypes") }
+                guard !props.isEmpty || (old[3] as String?) != u.reason else { continue }
+                try db.cachedStatement(
+                    sql: "UPDATE asset SET burst_identifier = ?, represents_burst = ?, burst_selection_types = ?, burst_reason = ? WHERE local_identifier = ?"
+                ).execute(arguments: [u.burstIdentifier, u.represents, Int64(u.selection), u.reason, u.localIdentifier])
+                if !props.isEmpty { records.append(try Self.record(db, runID, "asset", u.localIdentifier, "updated", props)) }
             }
             return records
         }

@@ -51,7 +51,7 @@ extension Catalog {
                 let before = try Row.fetchCursor(db, sql: "SELECT \(columnList) FROM organize_input WHERE asset_id IN (\(list))")
                 while let r = try before.next() { out.before.append(OrganizeRow(row: r, shared: &shared)) }
                 let after = try Row.fetchCursor(
-                    db, sql: "SELECT \(columnList) FROM asset WHERE trashed_at IS NULL AND id IN (\(list))")
+                    db, sql: "SELECT \(Self.organizeRowColumns) FROM asset WHERE trashed_at IS NULL AND id IN (\(list))")
                 while let r = try after.next() { out.after.append(OrganizeRow(row: r, shared: &shared)) }
             }
             return out

@@ -311,10 +311,12 @@ enum Schema {
             // as the files write it, or found by name or time); the identifier the files give is kept beside it
             // (docs/catalog.md), so a folder derived again leaves organize's value alone. The files' value is
             // the stored one where the asset's reasons name it as read (the classifier's "BurstUUID=…" or
-            // "GCamera:BurstID=…"): an identifier organize found by name or time is no file's.
+            // "GCamera:BurstID=…"): an identifier organize found by name or time is no file's. Why an asset is
+            // in its set, and why its representative is, is organize's `burst_reason` (lines as `reasons`).
             try db.execute(
                 sql: """
                     ALTER TABLE asset ADD COLUMN file_burst_identifier TEXT;
+                    ALTER TABLE asset ADD COLUMN burst_reason TEXT;
                     UPDATE asset SET file_burst_identifier = burst_identifier
                         WHERE burst_identifier IS NOT NULL
                         AND (instr(reasons, 'BurstUUID=' || burst_identifier) > 0 OR instr(reasons, 'GCamera:BurstID=' || burst_identifier) > 0);

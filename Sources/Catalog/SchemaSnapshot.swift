@@ -98,7 +98,7 @@ enum SchemaSnapshot {
             paired_video_duration REAL,
             metadata_sources TEXT NOT NULL,    -- JSON [{type, path}]
             reasons TEXT NOT NULL              -- one "subject: evidence" per line
-        , user_properties TEXT NOT NULL DEFAULT '', place_id INTEGER, place_name TEXT, place_admin1 TEXT, place_country TEXT, place_country_name TEXT, place_reason TEXT, local_date TEXT, local_offset INTEGER, time_zone TEXT, zone_reason TEXT, zone_confidence TEXT, places_derived INTEGER NOT NULL DEFAULT 0, file_burst_identifier TEXT)
+        , user_properties TEXT NOT NULL DEFAULT '', place_id INTEGER, place_name TEXT, place_admin1 TEXT, place_country TEXT, place_country_name TEXT, place_reason TEXT, local_date TEXT, local_offset INTEGER, time_zone TEXT, zone_reason TEXT, zone_confidence TEXT, places_derived INTEGER NOT NULL DEFAULT 0, file_burst_identifier TEXT, burst_reason TEXT)
         """#,
         #"""
         CREATE INDEX asset_dir ON asset(dir)

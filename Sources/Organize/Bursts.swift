@@ -164,7 +164,7 @@ public enum BurstGrouper {
             guard c.make != nil || c.model != nil, let d = c.creationDate, let t = CivilDate.seconds(d) else { continue }
             byCamera[cameraKey(c) + (c.folder.isEmpty ? "" : " in " + c.folder), default: []].append((i, t))
         }
-        for (camera, list) in byCamera.sorted(by: { $0.key < $1.key }) {
+        for (_, list) in byCamera.sorted(by: { $0.key < $1.key }) {
             let sorted = list.sorted { $0.time != $1.time ? $0.time < $1.time : items[$0.index].filename < items[$1.index].filename }
             var run: [(index: Int, time: Double)] = []
             func flush() {
@@ -172,7 +172,10 @@ public enum BurstGrouper {
                 guard run.count >= options.minimumFramesForTimeRule else { return }
                 let maxGap = zip(run.dropFirst(), run).map { $0.time - $1.time }.max() ?? 0
                 let frames = run.map { items[$0.index] }
-                let why = "\(frames.count) frames from \(camera) with consecutive capture times ≤ \(fmt(options.maximumTimeRuleGap)) s apart (largest gap \(fmt(maxGap)) s), no burst id or burst file name"
+                // The camera as `shoebox show` names it ("NIKON D7500", not the key's "NIKON NIKON D7500").
+                let name = CameraName.display(make: frames[0].make, model: frames[0].model) ?? cameraKey(frames[0])
+                let place = frames[0].folder.isEmpty ? "" : " in " + frames[0].folder
+                let why = "\(frames.count) frames from \(name)\(place) with consecutive capture times ≤ \(fmt(options.maximumTimeRuleGap)) s apart (largest gap \(fmt(maxGap)) s), no burst id or burst file name"
                 sets.append(make(frames, identifier: StableIdentifier.uuid("burst:time:" + frames[0].id),
                                  source: .timeRule, why: why, options: options))
             }

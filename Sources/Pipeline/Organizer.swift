@@ -316,21 +316,23 @@ public enum Organizer {
         guard !rows.isEmpty else { return }
         let sets = burstSets(rows)
         summary.bursts += sets.count
-        var updates: [(localIdentifier: String, burstIdentifier: String?, represents: Bool, selection: UInt)] = []
+        var updates: [Catalog.BurstUpdate] = []
         var inSet = Set<String>()
         for s in sets {
+            // Why these frames are a set and why its representative is (`shoebox show` prints it).
+            let reason = s.reasons.map(\.description).joined(separator: "\n")
             for m in s.members {
                 inSet.insert(m)
-                updates.append((m, s.identifier, m == s.representative, s.selectionTypes[m]?.rawValue ?? 0))
+                updates.append(.init(m, s.identifier, represents: m == s.representative, selection: s.selectionTypes[m]?.rawValue ?? 0, reason: reason))
             }
         }
         // An asset in no set has the identifier its files give (none, or a lone frame's BurstUUID), no more
-        // the one of a set it has left.
+        // the one of a set it has left, nor its reason.
         for r in rows
         where !inSet.contains(r.localIdentifier)
-            && (r.representsBurst || r.burstSelectionTypes != 0 || r.storedBurstIdentifier != r.burstIdentifier)
+            && (r.representsBurst || r.burstSelectionTypes != 0 || r.storedBurstIdentifier != r.burstIdentifier || r.hasBurstReason)
         {
-            updates.append((r.localIdentifier, r.burstIdentifier, false, 0))
+            updates.append(.init(r.localIdentifier, r.burstIdentifier, represents: false, selection: 0, reason: nil))
         }
         summary.records += try catalog.applyBursts(updates, runID: runID).count
         touched.formUnion(updates.map(\.localIdentifier))

@@ -47,6 +47,13 @@ import Testing
         #expect(frames.allSatisfy { first[$0]?.organized == identifier && first[$0]?.files == nil })
         #expect(first[frames[1]]?.represents == true, "the COVER frame represents the burst")
         #expect(first["other.jpg"]?.organized == nil)
+        // Why, as `shoebox show` and the query outputs give it: organize's reasons after the derivation's.
+        let stored = try Catalog(path: path).allAssets()
+        let cover = try #require(stored.first { $0.asset.id.hasSuffix("_BURST002_COVER.jpg") })
+        #expect(cover.asset.reasons.contains { $0.subject == "burst" && $0.evidence.hasPrefix("3 files in one folder named like a vendor") })
+        #expect(cover.asset.reasons.contains { $0.subject == "representsBurst" && $0.evidence.contains("COVER in the file name") })
+        #expect(cover.asset.reasons.first?.subject == "mediaType", "the derivation's reasons come first")
+        #expect(!(stored.first { $0.asset.id == "other.jpg" }?.asset.reasons.contains { $0.subject == "burst" } ?? true))
 
         let token = try Catalog(path: path).currentToken()
         try FileManager.default.copyItem(atPath: lib + "/" + spare, toPath: dir + "/added.jpg")
@@ -77,6 +84,8 @@ import Testing
         for name in ["renamed1.jpg", "renamed3.jpg", "IMG_20180101_120000_BURST002_COVER.jpg", "other.jpg"] {
             #expect(after[name]?.organized == nil && after[name]?.represents == false, "\(name): \(String(describing: after[name]))")
         }
+        let reasons = try Catalog(path: path).allAssets().flatMap { $0.asset.reasons.map(\.subject) }
+        #expect(!reasons.contains("burst") && !reasons.contains("representsBurst"), "no reason is left of a set that is gone")
     }
 
     /// A catalog from before the files' identifier had a column of its own: the migration keeps, as the
