@@ -131,16 +131,16 @@ public enum BurstGrouper {
         }
 
         // 3: file names.
-        var named: [String: (frames: [Int], pattern: NamePattern)] = [:]
+        var named: [String: (frames: [Int], pattern: NamePattern, name: String)] = [:]
         for i in order where !claimed[i] {
             let c = items[i]
             guard let m = NamePattern.match(c.filename) else { continue }
             // The folder the organize stage names (a catalog's ids are local identifiers, whose "directory"
             // is each asset's own: keyed by it, no name set formed in a catalog), else the id's directory.
             let key = (c.folder.isEmpty ? directory(of: c.id) : c.folder) + "|" + m.pattern.rawValue + "|" + m.key
-            named[key, default: ([], m.pattern)].frames.append(i)
+            named[key, default: ([], m.pattern, m.key)].frames.append(i)
         }
-        for (key, g) in named.sorted(by: { $0.key < $1.key }) {
+        for (_, g) in named.sorted(by: { $0.key < $1.key }) {
             var frames = g.frames.map { items[$0] }
             if g.pattern == .samsungNumbered {
                 let cameras = Set(frames.map { cameraKey($0) })
@@ -150,9 +150,13 @@ public enum BurstGrouper {
             }
             frames.sort(by: shotOrder)
             let covers = frames.filter { NamePattern.isCover($0.filename) }
-            let why = "\(frames.count) files in one folder named like a \(g.pattern.description) burst (key \(key.split(separator: "|").last ?? ""))"
+            let why = "\(frames.count) files in one folder named like a \(g.pattern.description) burst (key \(g.name))"
                 + (g.pattern == .samsungNumbered ? "; accepted because ≥ \(options.minimumFramesForAmbiguousNames) frames share the second and the camera" : "")
-            sets.append(make(frames, identifier: StableIdentifier.uuid("burst:name:" + key), source: .fileName,
+            // Named by the name key and the first frame in shot order (its id: a catalog's local identifier),
+            // as the time rule's sets are: not by the folder's path, so renaming or moving a folder keeps its
+            // bursts' identifiers (its assets keep theirs), and a copy of the folder still makes sets of its own.
+            let name = g.pattern.rawValue + "|" + g.name + "|" + frames[0].id
+            sets.append(make(frames, identifier: StableIdentifier.uuid("burst:name:" + name), source: .fileName,
                              why: why, cover: covers.first?.id, options: options))
             claim(g.frames)
         }

@@ -68,6 +68,35 @@ import Testing
         #expect(after[frames[1]]?.represents == true)
     }
 
+    /// A folder renamed keeps its bursts' identifiers (its assets keep theirs): a set found by name is named
+    /// by its name key and its first frame, not by the folder's path. A copy of the folder has sets of its own.
+    @Test func aRenamedFolderKeepsItsBurstsIdentifiers() async throws {
+        let s = try TestScratch("burst-renamed")
+        let (made, _, _) = try Self.burstFolder(s)
+        let root = s.path("lib")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let dir = root + "/burst"
+        try FileManager.default.moveItem(atPath: made, toPath: dir)
+        let path = s.path("c.sqlite")
+        _ = try await FactsTests.ingest(root, try Catalog(path: path))
+        let frame = "IMG_20180101_120000_BURST001.jpg"
+        let before = try #require(try Self.bursts(path)[frame]?.organized)
+        let token = try Catalog(path: path).currentToken()
+        try FileManager.default.moveItem(atPath: dir, toPath: root + "/renamed")
+        _ = try await FactsTests.ingest(root, try Catalog(path: path))
+        #expect(try Self.bursts(path)[frame]?.organized == before)
+        let changes = try Catalog(path: path).changes(since: token, objectType: "asset")
+        #expect(!changes.contains { $0.properties.contains("burstIdentifier") }, "\(changes.map { ($0.changeType, $0.properties) })")
+        try FileManager.default.copyItem(atPath: root + "/renamed", toPath: root + "/copy")
+        _ = try await FactsTests.ingest(root, try Catalog(path: path))
+        let q = try DatabaseQueue(path: path)
+        defer { try? q.close() }
+        let identifiers = try await q.read { db in
+            try String?.fetchAll(db, sql: "SELECT burst_identifier FROM asset WHERE filename = ? ORDER BY dir", arguments: [frame])
+        }
+        #expect(identifiers.count == 2 && identifiers[0] != nil && identifiers[1] != nil && identifiers[0] != identifiers[1])
+    }
+
     /// A frame that leaves its set (renamed out of the burst's names) takes the identifier its files give —
     /// none here — and its set's is not kept.
     @Test func aFrameThatLeavesItsSetTakesTheFilesIdentifier() async throws {
