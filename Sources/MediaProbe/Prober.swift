@@ -40,7 +40,9 @@ public struct Prober: Sendable {
     /// size's source name it).
     /// 3: AVI streams come from `AVIStreamReader` (values as libavformat's; `format.reader` names it), and
     /// its header tags (IDIT, INFO, Nikon ncdt) are sourced as "AVI header tag".
-    public static let version = 3
+    /// 4: an EXIF date's source names the tags it was made of (`EXIF DateTimeOriginal (libexif)` for a date
+    /// without sub-seconds or offset, where every date named all three).
+    public static let version = 4
 
     /// Probes a file. With a `deadline`, reads (ours and libavformat's) stop once it passes and the report
     /// carries a `timed-out` error.

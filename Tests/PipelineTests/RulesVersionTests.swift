@@ -21,6 +21,8 @@ import Testing
         "probe 3, rules 1": "6e05c06e77d2b4e9",
         // Organize: bursts by file name in a catalog (the corpus has none; classify and assemble as before).
         "probe 3, rules 2": "6e05c06e77d2b4e9",
+        // An EXIF date's source names only the tags it was made of.
+        "probe 4, rules 2": "8ce76d60e85ae73f",
     ]
 
     /// FNV-1a 64: stable across runs and platforms (Swift's Hasher is seeded per process).

@@ -106,24 +106,27 @@ enum ExifReader {
             r.exif.userComment = Sourced(uc, src(EXIF_TAG_USER_COMMENT, "UserComment"))
         }
 
-        // Dates: the local time, its sub-seconds and its offset, each from its own tag.
-        func date(_ dt: ExifTag, _ sub: ExifTag, _ off: ExifTag, _ names: String, in c: UnsafeMutablePointer<ExifContent>?)
-            -> Sourced<FileDate>?
-        {
+        // Dates: the local time, its sub-seconds and its offset, each from its own tag; the source names the
+        // tags the value was made of ("EXIF DateTimeOriginal (libexif)" for a date without either).
+        func date(
+            _ dt: ExifTag, _ sub: ExifTag, _ off: ExifTag, _ names: (date: String, sub: String, offset: String),
+            in c: UnsafeMutablePointer<ExifContent>?
+        ) -> Sourced<FileDate>? {
             guard let raw = entry(c, dt)?.string ?? entry(ifd0, dt)?.string,
-                let d = ExifDate.parse(raw, subSeconds: entry(ifdExif, sub)?.string, offset: entry(ifdExif, off)?.string)
+                let d = ExifDate.parseNamingParts(raw, subSeconds: entry(ifdExif, sub)?.string, offset: entry(ifdExif, off)?.string)
             else { return nil }
-            return Sourced(d, "EXIF \(names) \(lib)")
+            let name = names.date + (d.subSeconds ? " + " + names.sub : "") + (d.offset ? " + " + names.offset : "")
+            return Sourced(d.date, "EXIF \(name) \(lib)")
         }
         r.dates.original = date(
             EXIF_TAG_DATE_TIME_ORIGINAL, EXIF_TAG_SUB_SEC_TIME_ORIGINAL, ExifTag(rawValue: 0x9011),
-            "DateTimeOriginal + SubSecTimeOriginal + OffsetTimeOriginal", in: ifdExif)
+            ("DateTimeOriginal", "SubSecTimeOriginal", "OffsetTimeOriginal"), in: ifdExif)
         r.dates.digitized = date(
             EXIF_TAG_DATE_TIME_DIGITIZED, EXIF_TAG_SUB_SEC_TIME_DIGITIZED, ExifTag(rawValue: 0x9012),
-            "CreateDate + SubSecTimeDigitized + OffsetTimeDigitized", in: ifdExif)
+            ("CreateDate", "SubSecTimeDigitized", "OffsetTimeDigitized"), in: ifdExif)
         r.dates.modified = date(
             EXIF_TAG_DATE_TIME, EXIF_TAG_SUB_SEC_TIME, ExifTag(rawValue: 0x9010),
-            "ModifyDate + SubSecTime + OffsetTime", in: ifd0)
+            ("ModifyDate", "SubSecTime", "OffsetTime"), in: ifd0)
 
         // GPS.
         if let lat = entry(ifdGPS, ExifTag(rawValue: 0x0002))?.rationals, lat.count >= 1,
@@ -331,6 +334,12 @@ extension ExifReader {
 enum ExifDate {
     /// Parses the date, appending sub-seconds and the `±HH:MM` offset when given.
     static func parse(_ raw: String, subSeconds: String?, offset: String?) -> FileDate? {
+        parseNamingParts(raw, subSeconds: subSeconds, offset: offset)?.date
+    }
+
+    /// `parse`, telling whether the sub-seconds and the offset given were used (a fraction or an offset
+    /// written in the date's own text is the date tag's).
+    static func parseNamingParts(_ raw: String, subSeconds: String?, offset: String?) -> (date: FileDate, subSeconds: Bool, offset: Bool)? {
         let t = raw.trimmingWhitespace()
         let chars = Array(t.utf8)
         guard chars.count >= 19 else { return nil }
@@ -338,8 +347,10 @@ enum ExifDate {
         var local = String(decoding: chars[0..<10], as: UTF8.self).replacingColons()
         local += "T" + String(decoding: chars[11..<19], as: UTF8.self)
         guard isPlausible(local) else { return nil }
+        var usedSub = false
         if let s = subSeconds?.trimmingWhitespace(), !s.isEmpty, s.allSatisfy(\.isNumber) {
             local += "." + s
+            usedSub = true
         } else if chars.count > 20, chars[19] == UInt8(ascii: "."),
             let fracEnd = chars[20...].firstIndex(where: { !(48...57).contains($0) }) ?? Optional(chars.count),
             fracEnd > 20
@@ -347,6 +358,7 @@ enum ExifDate {
             local += "." + String(decoding: chars[20..<fracEnd], as: UTF8.self)
         }
         var off = offset.flatMap(parseOffset)
+        let usedOffset = off != nil
         if off == nil, chars.count > 19 {
             // An offset written inline after the time (XMP/QuickTime style).
             let tail = String(decoding: chars[19...], as: UTF8.self)
@@ -354,7 +366,7 @@ enum ExifDate {
                 off = parseOffset(String(tail[idx...]))
             }
         }
-        return FileDate(local: local, offsetSeconds: off)
+        return (FileDate(local: local, offsetSeconds: off), usedSub, usedOffset)
     }
 
     /// `+05:30`, `-0500`, `Z` → seconds east of UTC.
