@@ -222,19 +222,27 @@ struct ChangeContext {
         if ref?.hasPrefix("$") == false, try Row.fetchOne(db, sql: "SELECT 1 FROM collection WHERE local_identifier = ?", arguments: [lid]) == nil {
             lid = try Catalog.resolveAlbum(db, lid)
         }
-        guard let r = try Row.fetchOne(db, sql: "SELECT id, local_identifier, type, transient, list_id FROM collection WHERE local_identifier = ?", arguments: [lid])
+        guard let r = try Row.fetchOne(db, sql: "SELECT id, local_identifier, type, transient, list_id, by_user FROM collection WHERE local_identifier = ?", arguments: [lid])
         else { throw ChangeFailure("no album '\(lid)'") }
         guard (r["type"] as Int) == AssetCollectionType.album.rawValue, (r["transient"] as Bool) == false else {
             throw ChangeFailure("'\(lid)' is not a user album (smart albums, moments and saved fetches cannot be edited)")
+        }
+        guard r["by_user"] as Bool else {
+            throw ChangeFailure(
+                "'\(lid)' is the album of a directory: it follows the files there (organize makes it anew); make an album of your own with createAlbum (--create-album)")
         }
         return r
     }
 
     func folderRow(_ lid: String) throws -> Row? {
-        guard let r = try Row.fetchOne(db, sql: "SELECT id, local_identifier, type, children FROM collection_list WHERE local_identifier = ?", arguments: [lid])
+        guard let r = try Row.fetchOne(db, sql: "SELECT id, local_identifier, type, children, by_user FROM collection_list WHERE local_identifier = ?", arguments: [lid])
         else { return nil }
         guard (r["type"] as Int) == CollectionListType.folder.rawValue else {
             throw ChangeFailure("'\(lid)' is not a folder (moment lists cannot be edited)")
+        }
+        guard r["by_user"] as Bool else {
+            throw ChangeFailure(
+                "'\(lid)' is the folder of a directory: it follows the files there (organize makes it anew); make a folder of your own with createFolder (--create-folder)")
         }
         return r
     }
@@ -317,13 +325,13 @@ struct ChangeContext {
             if c.op == .createAlbum {
                 lid = UUID().uuidString.uppercased() + "/L0/040"
                 try db.execute(
-                    sql: "INSERT INTO collection(local_identifier, type, subtype, title, list_id) VALUES (?, ?, ?, ?, ?)",
+                    sql: "INSERT INTO collection(local_identifier, type, subtype, title, list_id, by_user) VALUES (?, ?, ?, ?, ?, 1)",
                     arguments: [lid, AssetCollectionType.album.rawValue, AssetCollectionSubtype.albumRegular.rawValue, t, parent?["id"] as Int64?])
                 note("assetCollection", lid, "inserted")
             } else {
                 lid = UUID().uuidString.uppercased() + "/L0/010"
                 try db.execute(
-                    sql: "INSERT INTO collection_list(local_identifier, type, subtype, title, children, parent_id) VALUES (?, ?, ?, ?, '', ?)",
+                    sql: "INSERT INTO collection_list(local_identifier, type, subtype, title, children, parent_id, by_user) VALUES (?, ?, ?, ?, '', ?, 1)",
                     arguments: [lid, CollectionListType.folder.rawValue, CollectionListSubtype.regularFolder.rawValue, t, parent?["id"] as Int64?])
                 note("collectionList", lid, "inserted")
             }

@@ -200,9 +200,55 @@ extension Catalog {
         }
     }
 
+    /// The identifiers of the stored collections of `type` that `storeCollections` would replace (not
+    /// transient), and those of them not in `current` with their members (asset row ids): what a collection
+    /// built anew under another identifier may continue (`Organizer.keepFolderIdentities`). No member is read
+    /// when every stored one is current.
+    public func replacedCollections(type: AssetCollectionType, current: Set<String>) throws(CatalogError)
+        -> (stored: Set<String>, gone: [(localIdentifier: String, members: [Int64])])
+    {
+        try read { db in
+            var stored = Set<String>(), gone: [Int64: String] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT id, local_identifier FROM collection WHERE transient = 0 AND by_user = 0 AND type = ?", arguments: [type.rawValue])
+            while let r = try rows.next() {
+                let lid: String = r[1]
+                stored.insert(lid)
+                if !current.contains(lid) { gone[r[0]] = lid }
+            }
+            guard !gone.isEmpty else { return (stored, []) }
+            var read = try Binder(db, "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position")
+            return (
+                stored,
+                try gone.keys.sorted().map { id in
+                    read.restart()
+                    read.int(id)
+                    return (gone[id]!, try read.allInts())
+                }
+            )
+        }
+    }
+
+    /// The identifiers of the stored lists of `type`, and those not in `current` with their children's.
+    public func replacedLists(type: CollectionListType, current: Set<String>) throws(CatalogError)
+        -> (stored: Set<String>, gone: [(localIdentifier: String, children: [String])])
+    {
+        try read { db in
+            var stored = Set<String>(), gone: [(String, [String])] = []
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT local_identifier, children FROM collection_list WHERE by_user = 0 AND type = ? ORDER BY id", arguments: [type.rawValue])
+            while let r = try rows.next() {
+                let lid: String = r[0], children: String = r[1]
+                stored.insert(lid)
+                if !current.contains(lid) { gone.append((lid, children.isEmpty ? [] : children.components(separatedBy: "\n"))) }
+            }
+            return (stored, gone)
+        }
+    }
+
     /// Replaces the stored collections of the given types with `collections` (matched by local identifier),
     /// and the lists of the given list types with `lists`; records inserted/updated/deleted changes and
-    /// returns how many.
+    /// returns how many. Albums and folders a user made (`by_user`) are not organize's to replace.
     @discardableResult
     public func storeCollections(
         _ collections: [CollectionSpec], replacing types: Set<AssetCollectionType>, lists: [CollectionListSpec],
@@ -220,7 +266,10 @@ extension Catalog {
             var existing: [String: ComparedCollection] = [:]
             if !types.isEmpty {
                 let rows = try Row.fetchCursor(
-                    db, sql: "SELECT local_identifier, id, title, start_date, end_date, predicate FROM collection WHERE transient = 0 AND type IN (\(typeList))")
+                    db,
+                    sql:
+                        "SELECT local_identifier, id, title, start_date, end_date, predicate FROM collection WHERE transient = 0 AND by_user = 0 AND type IN (\(typeList))"
+                )
                 while let r = try rows.next() {
                     existing[r[0]] = ComparedCollection(id: r[1], title: r[2], startDate: r[3], endDate: r[4], predicate: r[5])
                 }
@@ -265,7 +314,7 @@ extension Catalog {
                 let lt = listTypes.map { String($0.rawValue) }.joined(separator: ",")
                 var oldLists: [String: ComparedCollection] = [:]
                 let rows = try Row.fetchCursor(
-                    db, sql: "SELECT local_identifier, id, title, start_date, end_date, children FROM collection_list WHERE type IN (\(lt))")
+                    db, sql: "SELECT local_identifier, id, title, start_date, end_date, children FROM collection_list WHERE by_user = 0 AND type IN (\(lt))")
                 while let r = try rows.next() {
                     oldLists[r[0]] = ComparedCollection(id: r[1], title: r[2], startDate: r[3], endDate: r[4], children: r[5])
                 }

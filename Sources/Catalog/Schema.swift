@@ -324,6 +324,19 @@ enum Schema {
                     UPDATE organize_input SET file_burst_identifier = (SELECT a.file_burst_identifier FROM asset a WHERE a.id = organize_input.asset_id);
                     """)
         }
+        m.registerMigration("collections: the user's apart from organize's") { db in
+            // Albums and folders a user made (`shoebox change --create-album/--create-folder`) are the user's:
+            // organize, which rebuilds the albums and folders of the directories on every run, leaves them
+            // alone (it deleted them: nothing told them apart). A catalog from before tells them by identifier:
+            // organize's are name-based UUIDs (version 5, `StableIdentifier`), a user's random ones (version 4).
+            try db.execute(
+                sql: """
+                    ALTER TABLE collection ADD COLUMN by_user INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE collection_list ADD COLUMN by_user INTEGER NOT NULL DEFAULT 0;
+                    UPDATE collection SET by_user = 1 WHERE type = 1 AND transient = 0 AND substr(local_identifier, 15, 1) = '4';
+                    UPDATE collection_list SET by_user = 1 WHERE type = 2 AND substr(local_identifier, 15, 1) = '4';
+                    """)
+        }
         return m
     }
 }

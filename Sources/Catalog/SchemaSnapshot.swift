@@ -40,6 +40,7 @@ enum SchemaSnapshot {
         "places: asset place and local time",
         "organize: inputs of the last organize",
         "bursts: the files' own burst identifier",
+        "collections: the user's apart from organize's",
     ]
     static let statements: [String] = [
         #"""
@@ -169,7 +170,7 @@ enum SchemaSnapshot {
             type INTEGER NOT NULL, subtype INTEGER NOT NULL,
             title TEXT, start_date TEXT, end_date TEXT,
             parent_id INTEGER REFERENCES collection_list(id) ON DELETE SET NULL
-        , children TEXT NOT NULL DEFAULT '')
+        , children TEXT NOT NULL DEFAULT '', by_user INTEGER NOT NULL DEFAULT 0)
         """#,
         #"""
         CREATE TABLE collection (
@@ -181,7 +182,7 @@ enum SchemaSnapshot {
             predicate TEXT,                    -- smart albums: evaluated when read
             list_id INTEGER REFERENCES collection_list(id) ON DELETE SET NULL,
             transient INTEGER NOT NULL DEFAULT 0
-        , saved_token TEXT)
+        , saved_token TEXT, by_user INTEGER NOT NULL DEFAULT 0)
         """#,
         #"""
         CREATE TABLE collection_membership (

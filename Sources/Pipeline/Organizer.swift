@@ -224,7 +224,68 @@ public enum Organizer {
             run.append((path, id))
         }
         flushRoot()
+        try keepFolderIdentities(catalog, albums: &collections, folders: &lists)
         return (collections, lists)
+    }
+
+    /// A folder's album and folder are named after its path, so a folder renamed or moved (its assets keep
+    /// their identifiers: docs/catalog.md, moves) would be a new album and the old one deleted, for a sync
+    /// client a different album. An album whose identifier is new continues the stored album it shares most
+    /// members with when those are more than half of each (greedily, largest shares first, each stored album
+    /// continued once): it keeps that identifier, and its title is an update. Then folders the same way by
+    /// their children (after the albums' identifiers are carried over), repeated up the tree.
+    static func keepFolderIdentities(_ catalog: Catalog, albums: inout [CollectionSpec], folders: inout [CollectionListSpec]) throws {
+        var renamed: [String: String] = [:]  // new identifier -> the stored one it continues
+        let (storedAlbums, gone) = try catalog.replacedCollections(type: .album, current: Set(albums.map(\.localIdentifier)))
+        if !gone.isEmpty {
+            var owner: [Int64: Int] = [:]  // asset row -> the gone album holding it (an asset is in one folder album)
+            for (k, g) in gone.enumerated() { for m in g.members { owner[m] = k } }
+            // Only an album whose identifier is new continues another: one stored under its own stays itself.
+            let new = albums.indices.filter { !storedAlbums.contains(albums[$0].localIdentifier) }
+            renamed = continuations(
+                new.map { (albums[$0].localIdentifier, albums[$0].members.compactMap { owner[$0] }, albums[$0].members.count) },
+                previousSizes: gone.map(\.members.count), previousNames: gone.map(\.localIdentifier))
+            for k in new { if let old = renamed[albums[k].localIdentifier] { albums[k].localIdentifier = old } }
+        }
+        let (storedFolders, goneFolders) = try catalog.replacedLists(type: .folder, current: Set(folders.map(\.localIdentifier)))
+        var left = goneFolders
+        var new = folders.indices.filter { !storedFolders.contains(folders[$0].localIdentifier) }
+        // Up the tree: a folder's children are carried over before the folder is matched by them.
+        while !left.isEmpty && !new.isEmpty {
+            for k in folders.indices { folders[k].children = folders[k].children.map { renamed[$0] ?? $0 } }
+            var owner: [String: Int] = [:]
+            for (k, g) in left.enumerated() { for c in g.children { owner[c] = k } }
+            let found = continuations(
+                new.map { (folders[$0].localIdentifier, folders[$0].children.compactMap { owner[$0] }, folders[$0].children.count) },
+                previousSizes: left.map(\.children.count), previousNames: left.map(\.localIdentifier))
+            if found.isEmpty { break }
+            for k in new { if let old = found[folders[k].localIdentifier] { folders[k].localIdentifier = old } }
+            renamed.merge(found) { a, _ in a }
+            let taken = Set(found.values)
+            left.removeAll { taken.contains($0.localIdentifier) }
+            new.removeAll { taken.contains(folders[$0].localIdentifier) }
+        }
+        if !renamed.isEmpty { for k in folders.indices { folders[k].children = folders[k].children.map { renamed[$0] ?? $0 } } }
+    }
+
+    /// New identifier -> previous one: each new item (its identifier, the previous item of each of its parts
+    /// that had one, its size) continues the previous item it shares the most parts with, when they are more
+    /// than half of both; largest shares first, each previous item once.
+    static func continuations(_ items: [(name: String, previous: [Int], size: Int)], previousSizes: [Int], previousNames: [String]) -> [String: String] {
+        var pairs: [(shared: Int, item: Int, previous: Int)] = []
+        for (i, item) in items.enumerated() where !item.previous.isEmpty {
+            var counts: [Int: Int] = [:]
+            for p in item.previous { counts[p, default: 0] += 1 }
+            for (p, n) in counts where 2 * n > item.size && 2 * n > previousSizes[p] { pairs.append((n, i, p)) }
+        }
+        pairs.sort { ($0.shared, $1.item, $1.previous) > ($1.shared, $0.item, $0.previous) }
+        var out: [String: String] = [:], taken = Set<Int>(), done = Set<Int>()
+        for p in pairs where !taken.contains(p.previous) && !done.contains(p.item) {
+            taken.insert(p.previous)
+            done.insert(p.item)
+            out[items[p.item].name] = previousNames[p.previous]
+        }
+        return out
     }
 
     /// One root's albums and folders from the directory tree; `members` are the row ids of each directory's
