@@ -23,17 +23,23 @@ import Testing
         }
     }
 
-    @Test func aRenamedFolderKeepsItsAlbumAndFolder() async throws {
-        let s = try TestScratch("folder-identity")
+    /// `layout`'s paths under `<scratch>/lib`, each a copy of another clean JPEG of the generated library;
+    /// the root, and the library's JPEGs not used.
+    static func library(_ s: TestScratch, _ layout: [String]) throws -> (root: String, spare: [String]) {
         let lib = Corpus.fixtures.appendingPathComponent("generated/library").path
         let jpegs = try FactsTests.cleanJPEGs(in: lib)
-        try #require(jpegs.count >= 6)
+        try #require(jpegs.count > layout.count)
         let root = s.path("lib")
-        let layout = ["2019/trip/a.jpg", "2019/trip/b.jpg", "2019/trip/c.jpg", "2019/home/d.jpg", "2019/home/e.jpg", "misc/f.jpg"]
         for (rel, source) in zip(layout, jpegs) {
             try FileManager.default.createDirectory(atPath: root + "/" + (rel as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: lib + "/" + source, toPath: root + "/" + rel)
         }
+        return (root, jpegs.dropFirst(layout.count).map { lib + "/" + $0 })
+    }
+
+    @Test func aRenamedFolderKeepsItsAlbumAndFolder() async throws {
+        let s = try TestScratch("folder-identity")
+        let (root, _) = try Self.library(s, ["2019/trip/a.jpg", "2019/trip/b.jpg", "2019/trip/c.jpg", "2019/home/d.jpg", "2019/home/e.jpg", "misc/f.jpg"])
         let path = s.path("c.sqlite")
         _ = try await FactsTests.ingest(root, try Catalog(path: path))
         let before = try Self.identifiers(path)
@@ -68,12 +74,7 @@ import Testing
     /// organize would undo the edit.
     @Test func aUsersAlbumsAndFoldersOutliveOrganize() async throws {
         let s = try TestScratch("user-albums")
-        let lib = Corpus.fixtures.appendingPathComponent("generated/library").path
-        let jpegs = try FactsTests.cleanJPEGs(in: lib)
-        try #require(jpegs.count >= 4)
-        let root = s.path("lib")
-        try FileManager.default.createDirectory(atPath: root + "/trip", withIntermediateDirectories: true)
-        for (n, source) in jpegs.prefix(3).enumerated() { try FileManager.default.copyItem(atPath: lib + "/" + source, toPath: "\(root)/trip/\(n).jpg") }
+        let (root, spare) = try Self.library(s, ["trip/0.jpg", "trip/1.jpg", "trip/2.jpg"])
         let path = s.path("c.sqlite")
         _ = try await FactsTests.ingest(root, try Catalog(path: path))
         var c = try Catalog(path: path)
@@ -86,7 +87,7 @@ import Testing
             ]))
         let album = try #require(made["$a"]), folder = try #require(made["$f"])
         let token = try c.currentToken()
-        try FileManager.default.copyItem(atPath: lib + "/" + jpegs[3], toPath: root + "/trip/3.jpg")
+        try FileManager.default.copyItem(atPath: spare[0], toPath: root + "/trip/3.jpg")
         _ = try await FactsTests.ingest(root, try Catalog(path: path))
         c = try Catalog(path: path)
         let kept = try #require(try c.albumsWithMembers().first { $0.localIdentifier == album })
