@@ -4,7 +4,7 @@ import PhotoModel
 /// A field of `shoebox query --fields` (table and CSV columns), in the order `--help` lists them.
 public enum AssetField: String, CaseIterable, Sendable {
     case filename, path, root, localIdentifier, cloudIdentifier, mediaType, mediaSubtypes, traits, playbackStyle
-    case creationDate, size, pixelWidth, pixelHeight, duration, fileSize, camera, make, model, lensModel
+    case creationDate, creationDateSource, size, pixelWidth, pixelHeight, duration, fileSize, camera, make, model, lensModel
     case contentIdentifier, burstIdentifier, latitude, longitude, isFavorite, isHidden, hasAdjustments
 
     /// Whether the value needs the asset's resources (only the total size does).
@@ -26,6 +26,8 @@ public enum AssetField: String, CaseIterable, Sendable {
         case .traits: return s.sortedTraits.joined(separator: ",")
         case .playbackStyle: return s.playbackStyle.name
         case .creationDate: return s.creationDate?.description ?? ""
+        // Where the date came from: tells a file's own date from the last resort of its modification time.
+        case .creationDateSource: return s.creationDateSource ?? ""
         case .size: return "\(s.pixelWidth)x\(s.pixelHeight)"
         case .pixelWidth: return String(s.pixelWidth)
         case .pixelHeight: return String(s.pixelHeight)
@@ -74,6 +76,7 @@ public protocol AssetFieldSource {
     var sortedTraits: [String] { get }
     var playbackStyle: PlaybackStyle { get }
     var creationDate: AssetDate? { get }
+    var creationDateSource: String? { get }
     var pixelWidth: Int { get }
     var pixelHeight: Int { get }
     var duration: Double { get }
@@ -97,6 +100,7 @@ extension StoredAsset: AssetFieldSource {
     public var sortedTraits: [String] { asset.traits.map(\.rawValue).sorted() }
     public var playbackStyle: PlaybackStyle { asset.playbackStyle }
     public var creationDate: AssetDate? { asset.creationDate }
+    public var creationDateSource: String? { asset.creationDateSource }
     public var pixelWidth: Int { asset.pixelWidth }
     public var pixelHeight: Int { asset.pixelHeight }
     public var duration: Double { asset.duration }

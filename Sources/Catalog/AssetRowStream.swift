@@ -324,6 +324,7 @@ struct AssetRow: AssetFieldSource {
     var make: String? { text(25) }
     var model: String? { text(26) }
     var lensModel: String? { text(27) }
+    var creationDateSource: String? { text(11) }
     var coordinates: (latitude: Double, longitude: Double)? { c.isNull(12) || c.isNull(13) ? nil : (c.double(12), c.double(13)) }
 }
 
