@@ -496,12 +496,14 @@ extension Catalog {
                 if !conflicts.isEmpty { throw CatalogError(.sql, "manifest conflicts with the catalog") }
                 var listLID: [String: String] = [:]
                 var children: [String: [String]] = [:]
+                // Folders and albums made by requests are made as a user's are (`by_user`): an organize of
+                // this catalog leaves them, as it leaves those made with `shoebox change`.
                 for l in plan.lists {
                     let lid = RequestsManifest.newPlaceholder("010")
                     listLID[l.placeholder] = lid
                     if let p = l.parent { children[p, default: []].append(lid) }
                     try db.execute(
-                        sql: "INSERT INTO collection_list(local_identifier, type, subtype, title, children, parent_id) VALUES (?, ?, ?, ?, '', (SELECT id FROM collection_list WHERE local_identifier = ?))",
+                        sql: "INSERT INTO collection_list(local_identifier, type, subtype, title, children, parent_id, by_user) VALUES (?, ?, ?, ?, '', (SELECT id FROM collection_list WHERE local_identifier = ?), 1)",
                         arguments: [lid, CollectionListType.folder.rawValue, CollectionListSubtype.regularFolder.rawValue, l.title, l.parent.flatMap { listLID[$0] }])
                     records.append(try Self.record(db, nil, "collectionList", lid, "inserted", []))
                 }
@@ -509,7 +511,7 @@ extension Catalog {
                     let lid = RequestsManifest.newPlaceholder("040")
                     if let p = c.parent { children[p, default: []].append(lid) }
                     try db.execute(
-                        sql: "INSERT INTO collection(local_identifier, type, subtype, title, list_id) VALUES (?, ?, ?, ?, (SELECT id FROM collection_list WHERE local_identifier = ?))",
+                        sql: "INSERT INTO collection(local_identifier, type, subtype, title, list_id, by_user) VALUES (?, ?, ?, ?, (SELECT id FROM collection_list WHERE local_identifier = ?), 1)",
                         arguments: [lid, AssetCollectionType.album.rawValue, AssetCollectionSubtype.albumRegular.rawValue, c.title, c.parent.flatMap { listLID[$0] }])
                     try Self.setMembers(db, db.lastInsertedRowID, c.members.compactMap { assetRow[$0] })
                     records.append(try Self.record(db, nil, "assetCollection", lid, "inserted", []))

@@ -181,6 +181,8 @@ import TestSupport
         #expect(assets.last?.asset.mediaType == .video)
         #expect(try Self.albumSummary(c) == ["Paris <- [Trips]: a/one.jpg a/two.mov"])
         #expect(try Self.folderSummary(c) == ["Trips <- []"])
+        // Made as a user's are: an organize of this catalog leaves them.
+        #expect(try SQLiteFiles.strings(s.catalogPath, "SELECT by_user FROM collection UNION ALL SELECT by_user FROM collection_list") == ["1", "1"])
     }
 
     @Test func badManifestsAreRejectedWholeNamingTheLine() throws {
