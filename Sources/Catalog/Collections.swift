@@ -129,6 +129,8 @@ public struct StoredCollection: Sendable, Equatable {
     public var predicate: String?
     /// A saved fetch (`query --save NAME`): a transient list, never an album.
     public var isSavedFetch = false
+    /// An album the user made (`shoebox change`, or replayed requests), not a directory's (`by_user`).
+    public var byUser = false
 }
 
 extension Catalog {
@@ -430,7 +432,7 @@ extension Catalog {
             return try Row.fetchAll(db, sql: sql).map {
                 StoredCollection(
                     localIdentifier: $0["local_identifier"], type: $0["type"], subtype: $0["subtype"], title: ($0["title"] as String?) ?? "",
-                    startDate: $0["start_date"], endDate: $0["end_date"], count: $0["n"], predicate: $0["predicate"])
+                    startDate: $0["start_date"], endDate: $0["end_date"], count: $0["n"], predicate: $0["predicate"], byUser: $0["by_user"])
             }
         }
         // Moments span local times: their first and last asset's wall-clock date with its offset (the stored

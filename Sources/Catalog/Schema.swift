@@ -328,7 +328,8 @@ enum Schema {
             // Albums and folders a user made (`shoebox change --create-album/--create-folder`) are the user's:
             // organize, which rebuilds the albums and folders of the directories on every run, leaves them
             // alone (it deleted them: nothing told them apart). A catalog from before tells them by identifier:
-            // organize's are name-based UUIDs (version 5, `StableIdentifier`), a user's random ones (version 4).
+            // organize's are name-based UUIDs (version 5, `StableIdentifier`), a user's random ones (version 4,
+            // as are those `requests --replay` made).
             try db.execute(
                 sql: """
                     ALTER TABLE collection ADD COLUMN by_user INTEGER NOT NULL DEFAULT 0;

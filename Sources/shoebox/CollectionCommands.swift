@@ -127,6 +127,9 @@ struct BurstsCommand: ParsableCommand {
 enum CollectionOutput {
     static func typeName(_ c: StoredCollection) -> String { c.isSavedFetch ? "saved" : typeName(c.type) }
 
+    /// The type as a table shows it: a user's album apart from a directory's.
+    static func typeLabel(_ c: StoredCollection) -> String { c.byUser ? typeName(c) + " (user)" : typeName(c) }
+
     /// The PhotoKit type's case name (`album`, `smartAlbum`, `moment`), or the number when unknown.
     static func typeName(_ t: Int) -> String { AssetCollectionType(rawValue: t).map { "\($0)" } ?? String(t) }
 
@@ -135,12 +138,15 @@ enum CollectionOutput {
         switch format {
         case .table:
             var table = Table([.init("type"), .init("count", .number), .init("dates"), .init("title"), .init("localIdentifier", .whole)])
-            for c in cs { table.append([typeName(c), String(c.count), dates(c), c.title, c.localIdentifier]) }
+            for c in cs { table.append([typeLabel(c), String(c.count), dates(c), c.title, c.localIdentifier]) }
             table.print()
         case .csv:
-            print(Cell.csvLine(["type", "subtype", "count", "startDate", "endDate", "title", "localIdentifier"]))
+            print(Cell.csvLine(["type", "subtype", "count", "startDate", "endDate", "title", "localIdentifier", "byUser"]))
             for c in cs {
-                print(Cell.csvLine([typeName(c), String(c.subtype), String(c.count), c.startDate ?? "", c.endDate ?? "", c.title, c.localIdentifier]))
+                print(
+                    Cell.csvLine([
+                        typeName(c), String(c.subtype), String(c.count), c.startDate ?? "", c.endDate ?? "", c.title, c.localIdentifier, c.byUser ? "1" : "0",
+                    ]))
             }
         case .json, .ndjson:
             let objs: [[String: Any]] = cs.map {
@@ -148,6 +154,7 @@ enum CollectionOutput {
                     "localIdentifier": $0.localIdentifier, "type": typeName($0), "subtype": $0.subtype, "title": $0.title,
                     "startDate": $0.startDate ?? NSNull(), "endDate": $0.endDate ?? NSNull(), "count": $0.count,
                     "predicate": ($0.predicate?.components(separatedBy: "\u{1F}").first).map { $0 as Any } ?? NSNull(),
+                    "byUser": $0.byUser,
                 ]
             }
             if format == .json {

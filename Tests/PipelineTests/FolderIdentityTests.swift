@@ -96,6 +96,10 @@ import Testing
         let gone = try c.changes(since: token, objectType: "assetCollection") + c.changes(since: token, objectType: "collectionList")
         #expect(!gone.contains { $0.changeType == "deleted" }, "\(gone.map { ($0.localIdentifier, $0.changeType) })")
 
+        // `shoebox collections` tells them apart.
+        let listed = try c.collections(type: .album)
+        #expect(listed.first { $0.title == "Picks" }?.byUser == true && listed.first { $0.title == "trip" }?.byUser == false)
+
         let trip = try #require(try Self.identifiers(path).albums["trip"])
         #expect {
             try c.perform(ChangeSet(changes: [Change(op: .addAssets, assets: [assets[1]], album: trip)]))
