@@ -263,9 +263,7 @@ struct ChangeContext {
         note("asset", r["local_identifier"], "updated", [prop])
     }
 
-    func members(_ cid: Int64) throws -> [Int64] {
-        try Int64.fetchAll(db, sql: "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position", arguments: [cid])
-    }
+    func members(_ cid: Int64) throws -> [Int64] { try Catalog.memberRows(db, cid) }
 
     mutating func apply(_ c: Change) throws {
         switch c.op {

@@ -202,6 +202,18 @@ extension Catalog {
         }
     }
 
+    /// The stored collections and lists organize makes and replaces (`storeCollections`): not a saved fetch
+    /// (`transient`), not made by the user (`by_user`).
+    static let organizesCollection = "transient = 0 AND by_user = 0"
+    static let organizesList = "by_user = 0"
+
+    /// An album's members (asset row ids) in their order.
+    static func memberRows(_ db: Database, _ collectionID: Int64) throws -> [Int64] {
+        var read = try Binder(db, "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position")
+        read.int(collectionID)
+        return try read.allInts()
+    }
+
     /// The identifiers of the stored collections of `type` that `storeCollections` would replace (not
     /// transient), and those of them not in `current` with their members (asset row ids): what a collection
     /// built anew under another identifier may continue (`Organizer.keepFolderIdentities`). No member is read
@@ -212,22 +224,13 @@ extension Catalog {
         try read { db in
             var stored = Set<String>(), gone: [Int64: String] = [:]
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT id, local_identifier FROM collection WHERE transient = 0 AND by_user = 0 AND type = ?", arguments: [type.rawValue])
+                db, sql: "SELECT id, local_identifier FROM collection WHERE \(Self.organizesCollection) AND type = ?", arguments: [type.rawValue])
             while let r = try rows.next() {
                 let lid: String = r[1]
                 stored.insert(lid)
                 if !current.contains(lid) { gone[r[0]] = lid }
             }
-            guard !gone.isEmpty else { return (stored, []) }
-            var read = try Binder(db, "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position")
-            return (
-                stored,
-                try gone.keys.sorted().map { id in
-                    read.restart()
-                    read.int(id)
-                    return (gone[id]!, try read.allInts())
-                }
-            )
+            return (stored, try gone.keys.sorted().map { id in (gone[id]!, try Self.memberRows(db, id)) })
         }
     }
 
@@ -238,7 +241,8 @@ extension Catalog {
         try read { db in
             var stored = Set<String>(), gone: [(String, [String])] = []
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT local_identifier, children FROM collection_list WHERE by_user = 0 AND type = ? ORDER BY id", arguments: [type.rawValue])
+                db, sql: "SELECT local_identifier, children FROM collection_list WHERE \(Self.organizesList) AND type = ? ORDER BY id",
+                arguments: [type.rawValue])
             while let r = try rows.next() {
                 let lid: String = r[0], children: String = r[1]
                 stored.insert(lid)
@@ -269,9 +273,7 @@ extension Catalog {
             if !types.isEmpty {
                 let rows = try Row.fetchCursor(
                     db,
-                    sql:
-                        "SELECT local_identifier, id, title, start_date, end_date, predicate FROM collection WHERE transient = 0 AND by_user = 0 AND type IN (\(typeList))"
-                )
+                    sql: "SELECT local_identifier, id, title, start_date, end_date, predicate FROM collection WHERE \(Self.organizesCollection) AND type IN (\(typeList))")
                 while let r = try rows.next() {
                     existing[r[0]] = ComparedCollection(id: r[1], title: r[2], startDate: r[3], endDate: r[4], predicate: r[5])
                 }
@@ -286,10 +288,7 @@ extension Catalog {
                     if old.title != c.title { props.append("localizedTitle") }
                     if old.startDate != c.startDate || old.endDate != c.endDate { props.append("dates") }
                     if old.predicate != c.predicate { props.append("predicate") }
-                    var read = try Binder(db, "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position")
-                    read.int(cid)
-                    let oldMembers = try read.allInts()
-                    if oldMembers != members { props.append("assets") }
+                    if try Self.memberRows(db, cid) != members { props.append("assets") }
                     if props.isEmpty { continue }
                     try db.cachedStatement(sql: "UPDATE collection SET title = ?, start_date = ?, end_date = ?, latitude = ?, longitude = ?, predicate = ?, subtype = ? WHERE id = ?")
                         .execute(arguments: [c.title, c.startDate, c.endDate, c.latitude, c.longitude, c.predicate, c.subtype.rawValue, cid])
@@ -316,7 +315,7 @@ extension Catalog {
                 let lt = listTypes.map { String($0.rawValue) }.joined(separator: ",")
                 var oldLists: [String: ComparedCollection] = [:]
                 let rows = try Row.fetchCursor(
-                    db, sql: "SELECT local_identifier, id, title, start_date, end_date, children FROM collection_list WHERE by_user = 0 AND type IN (\(lt))")
+                    db, sql: "SELECT local_identifier, id, title, start_date, end_date, children FROM collection_list WHERE \(Self.organizesList) AND type IN (\(lt))")
                 while let r = try rows.next() {
                     oldLists[r[0]] = ComparedCollection(id: r[1], title: r[2], startDate: r[3], endDate: r[4], children: r[5])
                 }

@@ -401,7 +401,7 @@ extension Catalog {
             guard let cid = try Int64.fetchOne(db, sql: "SELECT id FROM collection WHERE transient = 1 AND title = ?", arguments: [name]) else {
                 return nil
             }
-            return try Int64.fetchAll(db, sql: "SELECT asset_id FROM collection_membership WHERE collection_id = ? ORDER BY position", arguments: [cid])
+            return try Self.memberRows(db, cid)
         }
     }
 

@@ -224,16 +224,15 @@ public enum FactsJSONReader {
                 switch e {
                 case UInt8(ascii: "u"):
                     var v = try hex4()
-                    if (0xD800..<0xDC00).contains(v) {
+                    if JSONEscape.isHighSurrogate(v) {
                         // A high surrogate: its low half must follow as `\uDC00`…`\uDFFF`.
                         guard i + 2 <= raw.count, raw[i] == UInt8(ascii: "\\"), raw[i + 1] == UInt8(ascii: "u") else { throw Unsure() }
                         i += 2
-                        let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw Unsure() }
-                        v = 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)
+                        guard let pair = JSONEscape.pair(high: v, low: try hex4()) else { throw Unsure() }
+                        v = pair
                     }
                     guard let scalar = Unicode.Scalar(v) else { throw Unsure() }
-                    out.append(contentsOf: String(Character(scalar)).utf8)
+                    JSONEscape.append(scalar, to: &out)
                 default: throw Unsure()
                 }
             }

@@ -15,6 +15,20 @@ enum JSONEscape {
         }
     }
 
+    /// Whether a `\u` escape's value is the high half of a surrogate pair (a `\uDC00`…`\uDFFF` should follow).
+    static func isHighSurrogate(_ v: UInt32) -> Bool { (0xD800..<0xDC00).contains(v) }
+
+    /// The code point a surrogate pair stands for; nil when `low` is not a low half.
+    static func pair(high: UInt32, low: UInt32) -> UInt32? {
+        guard (0xDC00..<0xE000).contains(low) else { return nil }
+        return 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+    }
+
+    /// Appends a scalar's UTF-8 bytes.
+    static func append(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
+        UTF8.encode(scalar) { out.append($0) }
+    }
+
     /// The four hex digits of a `\u` escape at `bytes[at...]`; nil when there are not four.
     static func hex4<C: RandomAccessCollection>(_ bytes: C, at: Int) -> UInt32? where C.Element == UInt8, C.Index == Int {
         guard at >= bytes.startIndex, at + 4 <= bytes.endIndex else { return nil }

@@ -163,18 +163,12 @@ private struct JSONParser {
             switch e {
             case UInt8(ascii: "u"):
                 var cp = try hex4()
-                if cp >= 0xD800, cp < 0xDC00, b.matches("\\u", at: i) {
+                if JSONEscape.isHighSurrogate(cp), b.matches("\\u", at: i) {
                     let save = i
                     i += 2
-                    let lo = try hex4()
-                    if lo >= 0xDC00, lo < 0xE000 {
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
-                    } else {
-                        i = save
-                    }
+                    if let pair = JSONEscape.pair(high: cp, low: try hex4()) { cp = pair } else { i = save }
                 }
-                let scalar = Unicode.Scalar(cp) ?? "\u{FFFD}"
-                out.append(contentsOf: Array(String(Character(scalar)).utf8))
+                JSONEscape.append(Unicode.Scalar(cp) ?? "\u{FFFD}", to: &out)
             default: throw fail("bad escape")
             }
         }
