@@ -108,6 +108,13 @@ public final class Catalog: Sendable {
 
     // MARK: - Runs
 
+    /// The largest asset row id (0 with none). Read before a run begins, it tells the assets that run inserts
+    /// (SQLite gives a new row the id past the largest): organize's burst fields on those need no record
+    /// of their own (`applyBursts`).
+    public func largestAssetID() throws(CatalogError) -> Int64 {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM asset") ?? 0 }
+    }
+
     /// Opens a run for this process (its pid and host are recorded, so a run killed outright can be
     /// recognised by the next one).
     public func beginRun(roots: [String], pid: Int32 = getpid(), host: String = RunInfo.hostName()) throws(CatalogError) -> Int64 {

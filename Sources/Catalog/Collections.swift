@@ -179,13 +179,16 @@ extension Catalog {
     }
 
     /// Sets burst fields; records an `updated` change for each asset whose fields changed (a reason alone
-    /// that changed is written without a record: it is no PhotoKit property).
+    /// that changed is written without a record: it is no PhotoKit property). An asset this run inserted (row
+    /// id above `newAssetsAfter`, the largest before the run began: SQLite numbers new rows past the largest)
+    /// is written without a record: its `inserted` change, of the same run, covers the fields organize sets,
+    /// as it covers the places step's, so a first ingest records each burst frame once.
     @discardableResult
-    public func applyBursts(_ updates: [BurstUpdate], runID: Int64?) throws(CatalogError) -> [ChangeRecord] {
+    public func applyBursts(_ updates: [BurstUpdate], runID: Int64?, newAssetsAfter: Int64? = nil) throws(CatalogError) -> [ChangeRecord] {
         try write { db in
             var records: [ChangeRecord] = []
             let read = try db.cachedStatement(
-                sql: "SELECT burst_identifier, represents_burst, burst_selection_types, burst_reason FROM asset WHERE local_identifier = ?")
+                sql: "SELECT burst_identifier, represents_burst, burst_selection_types, burst_reason, id FROM asset WHERE local_identifier = ?")
             for u in updates {
                 guard let old = try Row.fetchOne(read, arguments: [u.localIdentifier]) else { continue }
                 var props: [String] = []
@@ -196,7 +199,7 @@ extension Catalog {
                 try db.cachedStatement(
                     sql: "UPDATE asset SET burst_identifier = ?, represents_burst = ?, burst_selection_types = ?, burst_reason = ? WHERE local_identifier = ?"
                 ).execute(arguments: [u.burstIdentifier, u.represents, Int64(u.selection), u.reason, u.localIdentifier])
-                if !props.isEmpty { records.append(try Self.record(db, runID, "asset", u.localIdentifier, "updated", props)) }
+                if !props.isEmpty && (newAssetsAfter.map { (old[4] as Int64) <= $0 } ?? true) { records.append(try Self.record(db, runID, "asset", u.localIdentifier, "updated", props)) }
             }
             return records
         }

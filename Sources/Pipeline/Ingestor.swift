@@ -219,6 +219,7 @@ public final class Ingestor: Sendable {
         } else if let r = reaped.last {
             summary.resumed = [r]
         }
+        let assetsBefore = try catalog.largestAssetID()
         let runID = try catalog.beginRun(roots: roots)
         summary.runID = runID
         try catalog.setMetaValue(ShardAssignment.metaKey, options.shard?.description)
@@ -462,7 +463,8 @@ public final class Ingestor: Sendable {
             ResourceLimits.releaseFreeMemory()
             ResourceLimits.mapLargeAllocations(from: Self.organizeMappedAllocationBytes)
             let o = try Organizer.run(
-                catalog, runID: runID, userSmartAlbums: options.userSmartAlbums, full: rederive || placesStale || neverOrganized || options.fullOrganize || fullOrganizeEnv)
+                catalog, runID: runID, userSmartAlbums: options.userSmartAlbums, full: rederive || placesStale || neverOrganized || options.fullOrganize || fullOrganizeEnv,
+                newAssetsAfter: assetsBefore)
             if options.thumbnails != nil { ResourceLimits.mapLargeAllocations(from: Self.thumbnailsMappedAllocationBytes) }
             // Benchmarks/README.md: the organize stage's time on its own.
             if ProcessInfo.processInfo.environment["SHOEBOX_ORGANIZE_TIMING"] != nil {
@@ -962,6 +964,7 @@ public final class Ingestor: Sendable {
     public func rederiveAll() throws -> RederiveSummary {
         let start = Date()
         var s = RederiveSummary()
+        let assetsBefore = try catalog.largestAssetID()
         s.runID = try catalog.beginRun(roots: try catalog.knownRoots())
         let rulesChanged = try catalog.metaValue("rules_version") != String(options.rules.version)
         try rederiveStored(runID: s.runID, into: &s)
@@ -970,7 +973,7 @@ public final class Ingestor: Sendable {
             historyRetentionDays: options.historyRetentionDays)
         // Organize (its rules are versioned with the rest) when the rules changed or an asset did.
         if options.organize, try rulesChanged || !s.records.isEmpty || PlaceStage.gazetteerChanged(catalog) {
-            s.organized = try Organizer.run(catalog, runID: s.runID, userSmartAlbums: options.userSmartAlbums)
+            s.organized = try Organizer.run(catalog, runID: s.runID, userSmartAlbums: options.userSmartAlbums, newAssetsAfter: assetsBefore)
         }
         if s.keptFolders.isEmpty { try catalog.setMetaValue("rules_version", String(options.rules.version)) }
         s.elapsed = Date().timeIntervalSince(start)

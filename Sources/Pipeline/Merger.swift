@@ -170,6 +170,7 @@ public struct Merger: Sendable {
             summary.shards.append(report)
         }
 
+        let assetsBefore = try catalog.largestAssetID()
         summary.runID = try catalog.beginRun(roots: allRoots.sorted())
         // Folders that lost files first: their assets wait as vanishing, so a file moved into a folder of
         // another shard is matched to its asset by content (it keeps its identifier) as in one ingest.
@@ -224,7 +225,7 @@ public struct Merger: Sendable {
         }
         let neverOrganized = try catalog.collectionCount(type: .smartAlbum) == 0
         if organize && (!records.isEmpty || neverOrganized || !userSmartAlbums.isEmpty) {
-            let o = try Organizer.run(catalog, runID: summary.runID, userSmartAlbums: userSmartAlbums)
+            let o = try Organizer.run(catalog, runID: summary.runID, userSmartAlbums: userSmartAlbums, newAssetsAfter: assetsBefore)
             summary.organized = o
             summary.collectionRecords = o.records
         }

@@ -36,7 +36,7 @@ public enum Organizer {
     /// earlier organize the run is full anyway.
     public static func run(
         _ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums, userSmartAlbums: [SmartAlbumDefinition] = [],
-        full: Bool = true, besidePlacesBelow: Int = besidePlacesAssets
+        full: Bool = true, besidePlacesBelow: Int = besidePlacesAssets, newAssetsAfter: Int64? = nil
     ) throws -> Summary {
         var summary = Summary()
         var clock = Date()
@@ -62,9 +62,9 @@ public enum Organizer {
         let burstWork = Concurrent { () throws -> (Summary, Set<String>) in
             var s = Summary(), t = Set<String>()
             if let changes {
-                try incrementalBursts(catalog, changes, runID: runID, summary: &s, touched: &t)
+                try incrementalBursts(catalog, changes, runID: runID, newAssetsAfter: newAssetsAfter, summary: &s, touched: &t)
             } else {
-                try fullBursts(catalog, runID: runID, summary: &s)
+                try fullBursts(catalog, runID: runID, newAssetsAfter: newAssetsAfter, summary: &s)
             }
             return (s, t)
         }
@@ -332,35 +332,39 @@ public enum Organizer {
     static let burstChunkAssets = 4000
 
     /// Every folder, in groups of about `burstChunkAssets` assets (memory: one group's rows and candidates).
-    static func fullBursts(_ catalog: Catalog, runID: Int64?, summary: inout Summary) throws {
+    static func fullBursts(_ catalog: Catalog, runID: Int64?, newAssetsAfter: Int64? = nil, summary: inout Summary) throws {
         var done = Set<String>(), chunk = Set<String>(), n = 0
         var ignored = Set<String>()
         for (dir, count) in try catalog.organizeDirectories() where !done.contains(dir) {
             chunk.insert(dir)
             n += count
             if n >= burstChunkAssets {
-                try bursts(catalog, dirs: chunk, followed: [], done: &done, runID: runID, summary: &summary, touched: &ignored)
+                try bursts(catalog, dirs: chunk, followed: [], done: &done, runID: runID, newAssetsAfter: newAssetsAfter, summary: &summary, touched: &ignored)
                 chunk = []
                 n = 0
             }
         }
-        try bursts(catalog, dirs: chunk.subtracting(done), followed: [], done: &done, runID: runID, summary: &summary, touched: &ignored)
+        try bursts(
+            catalog, dirs: chunk.subtracting(done), followed: [], done: &done, runID: runID, newAssetsAfter: newAssetsAfter, summary: &summary,
+            touched: &ignored)
     }
 
     /// The folders the changed assets are in now and were in before, with the burst identifiers they had.
-    static func incrementalBursts(_ catalog: Catalog, _ changes: OrganizeChanges, runID: Int64?, summary: inout Summary, touched: inout Set<String>) throws {
+    static func incrementalBursts(
+        _ catalog: Catalog, _ changes: OrganizeChanges, runID: Int64?, newAssetsAfter: Int64? = nil, summary: inout Summary, touched: inout Set<String>
+    ) throws {
         let rows = changes.before + changes.after
         var done = Set<String>()
         try bursts(
             catalog, dirs: Set(rows.map(\.dir)), followed: Set(rows.compactMap(\.burstIdentifier)), done: &done, runID: runID,
-            summary: &summary, touched: &touched)
+            newAssetsAfter: newAssetsAfter, summary: &summary, touched: &touched)
     }
 
     /// Groups the live assets of `dirs` — and of every folder sharing a burst identifier with them — into
     /// burst sets and stores each asset's burst fields.
     static func bursts(
-        _ catalog: Catalog, dirs: Set<String>, followed identifiers: Set<String>, done: inout Set<String>, runID: Int64?, summary: inout Summary,
-        touched: inout Set<String>
+        _ catalog: Catalog, dirs: Set<String>, followed identifiers: Set<String>, done: inout Set<String>, runID: Int64?,
+        newAssetsAfter: Int64? = nil, summary: inout Summary, touched: inout Set<String>
     ) throws {
         var rows: [OrganizeRow] = []
         var followed = Set<String>()
@@ -395,7 +399,7 @@ public enum Organizer {
         {
             updates.append(.init(r.localIdentifier, r.burstIdentifier, represents: false, selection: 0, reason: nil))
         }
-        summary.records += try catalog.applyBursts(updates, runID: runID).count
+        summary.records += try catalog.applyBursts(updates, runID: runID, newAssetsAfter: newAssetsAfter).count
         touched.formUnion(updates.map(\.localIdentifier))
     }
 

@@ -117,6 +117,34 @@ import Testing
         #expect(!reasons.contains("burst") && !reasons.contains("representsBurst"), "no reason is left of a set that is gone")
     }
 
+    /// A burst found by the first ingest is recorded once per frame: the `inserted` change covers the fields
+    /// the same run's organize sets (as it covers the places step's). On assets an earlier run inserted, a
+    /// change to their set is recorded: the first frame removed renames the set (its identifier is the name
+    /// key's and the first frame's), so the two frames left are `updated`.
+    @Test func aFirstIngestRecordsEachFrameOnceAndLaterChangesAreRecorded() async throws {
+        let s = try TestScratch("burst-history")
+        let (dir, _, _) = try Self.burstFolder(s)
+        let path = s.path("c.sqlite")
+        _ = try await FactsTests.ingest(dir, try Catalog(path: path))
+        let c = try Catalog(path: path)
+        let first = try c.changes(since: Catalog.token(catalogID: try c.catalogID(), change: 0), objectType: "asset")
+        #expect(first.count == 4 && first.allSatisfy { $0.changeType == "inserted" }, "\(first.map { ($0.changeType, $0.properties) })")
+        let before = try Self.bursts(path)
+        try #require(before["IMG_20180101_120000_BURST002_COVER.jpg"]?.organized != nil)
+
+        let token = try c.currentToken()
+        try FileManager.default.removeItem(atPath: dir + "/IMG_20180101_120000_BURST001.jpg")
+        _ = try await FactsTests.ingest(dir, try Catalog(path: path))
+        let after = try Self.bursts(path)
+        let kept = ["IMG_20180101_120000_BURST002_COVER.jpg", "IMG_20180101_120000_BURST003.jpg"]
+        let renamed = try #require(after[kept[0]]?.organized)
+        #expect(renamed != before[kept[0]]?.organized && after[kept[1]]?.organized == renamed)
+        let lid = Dictionary(uniqueKeysWithValues: try Catalog(path: path).allAssets().map { (PathTextName.of($0.asset.id), $0.localIdentifier) })
+        let updated = try Catalog(path: path).changes(since: token, objectType: "asset").filter { $0.changeType == "updated" }
+        #expect(Set(updated.map(\.localIdentifier)) == Set(kept.compactMap { lid[$0] }), "\(updated.map { ($0.localIdentifier, $0.properties) })")
+        #expect(updated.allSatisfy { $0.properties.contains("burstIdentifier") })
+    }
+
     /// A catalog from before the files' identifier had a column of its own: the migration keeps, as the
     /// files', the identifiers the asset's reasons name as read (Apple's BurstUUID, Google's BurstID), and
     /// no identifier organize found by name or time; the record of organize's inputs is filled the same.
