@@ -11,8 +11,17 @@ import PhotoModel
 public struct IngestOptions: Sendable {
     public var roots: [String]
     public var crawler = Crawler()
-    /// Files probed at once (default: cores).
+    /// Files probed at once (default: `defaultConcurrency`). Thumbnails are rendered on at most as many
+    /// threads as there are cores, whatever this says (`Thumbnailer`).
     public var concurrency: Int
+    /// Twice the cores. A probe is a chain of small dependent reads (a header, then the box or segment it
+    /// points to, then the tail) and the hash a stream of large ones: with as many files at once as cores,
+    /// a first ingest from a disk whose files are not in the page cache kept the disk one or two requests
+    /// deep. Measured on 2 cores (3,000 distinct files, 3.1 GB, caches dropped before each run, six
+    /// interleaved runs each): 2 files at once 1.83–2.49 s, 4 at once 1.55–1.68 s (3: 1.67–1.82, 6:
+    /// 1.60–1.68, 8: 1.92–1.98); with the files in the page cache 2 and 4 at once took the same time
+    /// (Benchmarks/README.md, session 28).
+    public static var defaultConcurrency: Int { 2 * ProcessInfo.processInfo.activeProcessorCount }
     /// Delete vanished assets instead of moving them to Recently Deleted.
     public var prune = false
     public var historyRetentionDays: Int? = 30

@@ -132,7 +132,7 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "Skip files and folders matching this glob (repeatable; e.g. '**/Trash/**').")
     var exclude: [String] = []
 
-    @Option(help: "Files probed at once (default: the number of cores).")
+    @Option(help: "Files probed at once (default: twice the number of cores: a file not in the page cache waits on the disk).")
     var jobs: Int?
 
     @Flag(help: "Include hidden files and directories.")
@@ -235,7 +235,7 @@ struct IngestCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("error: Give at least one folder to ingest: the catalog \(catalogPath) has no roots from a previous run.\n".utf8))
             throw ExitCode(2)
         }
-        var options = IngestOptions(roots: scope.roots, concurrency: jobs ?? def?.concurrency ?? ProcessInfo.processInfo.activeProcessorCount)
+        var options = IngestOptions(roots: scope.roots, concurrency: jobs ?? def?.concurrency ?? IngestOptions.defaultConcurrency)
         do {
             options.crawler = try scope.makeCrawler()
         } catch {
