@@ -36,11 +36,16 @@ while [ $# -gt 0 ]; do
         -m) modes="$2"; shift 2 ;;
         -c) corpus="$2"; shift 2 ;;
         --keep) keep=1; shift ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "cold-bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
 die() { echo "cold-bench.sh: $*" >&2; exit 1; }
+isnum() { case "$1" in ''|*[!0-9]*) return 1 ;; *) [ "$1" -gt 0 ] ;; esac; }
+isnum "$files" || die "-n needs a positive number"
+isnum "$repeats" || die "-r needs a positive number"
+for j in $jobs_list; do isnum "$j" || die "-j: '$j' is not a positive number"; done
+for m in $modes; do case "$m" in full|sampled|none) ;; *) die "-m: unknown hash mode '$m' (full, sampled, none)" ;; esac; done
 shoebox="${SHOEBOX:-$repo/.build/release/shoebox}"
 [ -x "$shoebox" ] || die "$shoebox is not executable (make release, or set SHOEBOX)"
 [ -d "$corpus" ] || die "no corpus at '$corpus' (set SHOEBOX_CORPUS or use -c)"
@@ -76,7 +81,10 @@ done
 sync
 echo "tree: $n files (copies), $(( $(du -sb "$tree" | awk '{print $1}') / 1048576 )) MiB" >&2
 
-device_reads() { awk '$3 !~ /^(loop|ram|sr|dm-|md)/ { s += $6; r += $4 } END { print s + 0, r + 0 }' /proc/diskstats; }
+# Sectors and requests read by the whole disks (those /sys/block lists, not their partitions; not loop,
+# RAM, optical or device-mapper devices, whose reads land on a disk counted already).
+disks="$(ls /sys/block | grep -Ev '^(loop|ram|zram|sr|dm-|md)' | tr '\n' ' ')"
+device_reads() { awk -v disks=" $disks" 'index(disks, " " $3 " ") { s += $6; r += $4 } END { print s + 0, r + 0 }' /proc/diskstats; }
 rows=()
 # run LABEL COMMAND...: drop the caches, run, record wall, CPU, sectors and requests read.
 run() {
@@ -107,7 +115,7 @@ for round in $(seq "$repeats"); do
 done
 
 echo
-echo "shoebox: $shoebox   cores: $cores   files: $n   rounds: $repeats (median; min-max)"
+echo "shoebox: $shoebox   cores: $cores   files: $n   rounds: $repeats (time: median, min-max; reads: the last round)"
 printf '%s\n' "${rows[@]}" | awk -F'|' '
     function sorted(l, col, m,    a, b, x, v, out) {
         for (a = 1; a <= m; a++) v[a] = val[col, l, a]
