@@ -369,7 +369,7 @@ public final class Ingestor: Sendable {
                     while let r = ready.removeValue(forKey: emit) {
                         emit += 1
                         if var c = r.commit {
-                            try completePartialHashes(&c, unwritten: unwritten)
+                            try completePartialHashes(&c, unwritten: &unwritten)
                             if pending.isEmpty { pendingSince = Date() }
                             unwritten.add(c)
                             pending.append(c)
@@ -762,8 +762,12 @@ public final class Ingestor: Sendable {
     /// commit's transaction: `completedHashes`). When fewer than two of them can be read (the other one
     /// moved away), nothing is completed, so the partial hash still matches the moved file's asset.
     /// `unwritten`: the files of folders committed before this one but not in the catalog yet (the batch the
-    /// writer holds, the loop's own): they count as stored, and the newest row of a path wins.
-    func completePartialHashes(_ c: inout FolderCommit, unwritten: UnwrittenPartials = UnwrittenPartials()) throws {
+    /// writer holds, the loop's own): they count as stored, and the newest row of a path wins. The versions
+    /// read here are recorded in it until their commit is written: a stored row completed by a commit still
+    /// in flight reads as not completed in the catalog, and every copy of its content after it read the
+    /// file again (28 copies of each file, `--hash none`: 4.5 s of the kernel's copying under `perf`, the
+    /// writer being slower there; 0.3 s without it).
+    func completePartialHashes(_ c: inout FolderCommit, unwritten: inout UnwrittenPartials) throws {
         let fresh = c.files.indices.filter { c.files[$0].facts != nil && c.files[$0].sampleHash != nil }
         guard !fresh.isEmpty else { return }
         var identities: [String: Set<FileIdentity>] = [:]  // partial hash → the new files' identities
@@ -796,6 +800,9 @@ public final class Ingestor: Sendable {
             if let ch = r.contentHash, ch != r.sampleHash { completedBefore[r.fingerprint] = ch }
         }
         var readNow: [FileFingerprint: String] = [:]
+        defer { unwritten.read(readNow) }
+        /// A version read by this call, or by an earlier one whose commit is not written yet.
+        func readBefore(_ f: FileFingerprint) -> String? { readNow[f] ?? unwritten.completion(of: f) }
         var completed: [String: String] = [:]  // path of a new file → its full hash
         for h in identities.keys {
             let new = fresh.filter { c.files[$0].sampleHash == h }
@@ -807,7 +814,7 @@ public final class Ingestor: Sendable {
             var readable = Set<FileIdentity>()
             for i in new {
                 let f = c.files[i]
-                let known = readNow[f.fingerprint] ?? completedBefore[f.fingerprint]
+                let known = readBefore(f.fingerprint) ?? completedBefore[f.fingerprint]
                 guard let full = known ?? (try? ContentHasher.hash(path: f.path, mode: .full)) else { continue }
                 if known == nil { readNow[f.fingerprint] = full }
                 fullNew.append((i, full))
@@ -816,7 +823,8 @@ public final class Ingestor: Sendable {
             for r in old {
                 if let ch = r.contentHash, ch != h {  // completed earlier
                     readable.insert(FileIdentity(r.fingerprint))
-                } else if let full = readNow[r.fingerprint] ?? (try? ContentHasher.hash(path: r.path, mode: .full)) {
+                } else if let full = readBefore(r.fingerprint) ?? (try? ContentHasher.hash(path: r.path, mode: .full)) {
+                    if readNow[r.fingerprint] == nil { readNow[r.fingerprint] = full }
                     fullOld.append(CompletedHash(path: r.path, partial: h, full: full))
                     readable.insert(FileIdentity(r.fingerprint))
                 }
@@ -1021,6 +1029,16 @@ struct UnwrittenPartials {
     private var writing: [String: [Entry]] = [:]
     private var pending: [String: [Entry]] = [:]
     private var order = 0
+    /// Full hashes `completePartialHashes` read, by version, in the same two generations as the rows: a
+    /// stored row completed by a commit not written yet still has its partial hash in the catalog.
+    private var writingReads: [FileFingerprint: String] = [:]
+    private var pendingReads: [FileFingerprint: String] = [:]
+
+    /// Versions read in full for the loop's batch.
+    mutating func read(_ hashes: [FileFingerprint: String]) { pendingReads.merge(hashes) { a, _ in a } }
+
+    /// The full hash of a version read for a batch not written yet.
+    func completion(of f: FileFingerprint) -> String? { pendingReads[f] ?? writingReads[f] }
 
     /// A folder commit joined the loop's batch.
     mutating func add(_ c: FolderCommit) {
@@ -1036,6 +1054,8 @@ struct UnwrittenPartials {
     mutating func handedOver() {
         writing = pending
         pending = [:]
+        writingReads = pendingReads
+        pendingReads = [:]
     }
 
     /// Whether every entry with the partial hash `hash` satisfies `test`.

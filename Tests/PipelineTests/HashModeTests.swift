@@ -105,6 +105,58 @@ import Testing
         #expect(try catalog.allAssets().first { $0.asset.id == "b/lone.jpg" }?.resourceHashes.first == fullLone)
     }
 
+    /// A stored file whose full hash a commit still in flight completes is not read again for the next copy
+    /// of it: the version read then is remembered until that commit is written (in a tree of copies every
+    /// later copy re-read the first while the writer was behind). Shown by changing the first file's bytes
+    /// (size and modification time kept, so its version looks the same) after its completion was read: the
+    /// next commit completes it with the hash read then, not the changed bytes'.
+    @Test func aVersionReadForACommitInFlightIsNotReadAgain() async throws {
+        let s = try Scratch()
+        let size = 400_000
+        let paths = try ["a/x.jpg", "b/y.jpg", "c/z.jpg"].map { try s.write($0, Self.jpeg(size: size)) }
+        let catalog = try Catalog(path: s.catalogPath)
+        var o = IngestOptions(roots: [s.root], concurrency: 1)
+        o.hashMode = .none
+        let ingestor = Ingestor(options: o, catalog: catalog)
+        let partial = try ContentHasher.hash(path: paths[0], mode: .none)
+        let full = try ContentHasher.hash(path: paths[0], mode: .full)
+        func commit(_ path: String) throws -> FolderCommit {
+            var st = stat()
+            try #require(stat(path, &st) == 0)
+            let fingerprint = FileFingerprint(
+                size: Int64(st.st_size), mtimeNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+                inode: Int64(st.st_ino), device: Int64(st.st_dev))
+            let dir = (path as NSString).deletingLastPathComponent
+            let row = FileRow(
+                path: path, root: s.root, dir: dir, fingerprint: fingerprint, contentHash: partial, kind: "image", role: "image", status: "ok",
+                lastError: nil, facts: [0], probeVersion: Prober.version, sampleHash: partial)
+            return FolderCommit(runID: 1, root: s.root, dir: dir, files: [row], vanished: [], assets: nil, errors: [])
+        }
+        var unwritten = UnwrittenPartials()
+        var first = try commit(paths[0])
+        try ingestor.completePartialHashes(&first, unwritten: &unwritten)
+        #expect(first.files[0].contentHash == partial && first.completedHashes.isEmpty, "one file of its content: nothing to complete")
+        unwritten.add(first)
+        var second = try commit(paths[1])
+        try ingestor.completePartialHashes(&second, unwritten: &unwritten)
+        #expect(second.files[0].contentHash == full)
+        #expect(second.completedHashes == [CompletedHash(path: paths[0], partial: partial, full: full)])
+        unwritten.add(second)
+
+        // x's bytes change in the middle; its size and modification time stay.
+        var st = stat()
+        try #require(stat(paths[0], &st) == 0)
+        try Data(Self.jpeg(size: size, mark: 200_000)).write(to: URL(fileURLWithPath: paths[0]))
+        var times = [st.st_atim, st.st_mtim]
+        try #require(utimensat(AT_FDCWD, paths[0], &times, 0) == 0)
+        #expect(try ContentHasher.hash(path: paths[0], mode: .full) != full)
+
+        var third = try commit(paths[2])
+        try ingestor.completePartialHashes(&third, unwritten: &unwritten)
+        #expect(third.files[0].contentHash == full)
+        #expect(third.completedHashes.allSatisfy { $0.full == full }, "x is not read again: \(third.completedHashes)")
+    }
+
     /// Hard links of a file in many folders, beside an exact copy (another inode): every link gets the full
     /// hash, whether its file was completed in this folder, an unwritten one or the catalog; and the catalog
     /// hands back one row per completed file version, not one per link.
