@@ -279,8 +279,11 @@ public final class Ingestor: Sendable {
             // order of the names (a folder renamed to one that sorts first keeps its assets' identifiers).
             var goneFirst: [String]? = nil
             // Folders prepared at once: a few per worker, so the file pool always has queued work while
-            // finished folders wait to be assembled and committed in order.
-            let width = options.concurrency * 4
+            // finished folders wait to be assembled and committed in order. Counted per core, not per
+            // worker: a prepared folder holds its files' judgements and encoded facts until its commit, and
+            // twice the workers (the default, for the disk's sake) doubled that (16 folders of 2,000 files:
+            // peak 104 → 142 MB); a folder's files go to the pool in chunks, so fewer folders keep it fed.
+            let width = min(options.concurrency, ProcessInfo.processInfo.activeProcessorCount) * 4
             try await withThrowingTaskGroup(of: (Int, Prepared).self) { group in
                 var next = 0
                 var ready: [Int: Prepared] = [:]
