@@ -199,7 +199,8 @@ extension Catalog {
                 try db.cachedStatement(
                     sql: "UPDATE asset SET burst_identifier = ?, represents_burst = ?, burst_selection_types = ?, burst_reason = ? WHERE local_identifier = ?"
                 ).execute(arguments: [u.burstIdentifier, u.represents, Int64(u.selection), u.reason, u.localIdentifier])
-                if !props.isEmpty && (newAssetsAfter.map { (old[4] as Int64) <= $0 } ?? true) { records.append(try Self.record(db, runID, "asset", u.localIdentifier, "updated", props)) }
+                let insertedThisRun = newAssetsAfter.map { (old[4] as Int64) > $0 } ?? false
+                if !props.isEmpty && !insertedThisRun { records.append(try Self.record(db, runID, "asset", u.localIdentifier, "updated", props)) }
             }
             return records
         }

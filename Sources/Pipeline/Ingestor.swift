@@ -768,8 +768,8 @@ public final class Ingestor: Sendable {
     /// writer holds, the loop's own): they count as stored, and the newest row of a path wins. The versions
     /// read here are recorded in it until their commit is written: a stored row completed by a commit still
     /// in flight reads as not completed in the catalog, and every copy of its content after it read the
-    /// file again (28 copies of each file, `--hash none`: 4.5 s of the kernel's copying under `perf`, the
-    /// writer being slower there; 0.3 s without it).
+    /// file again: with 28 copies of each file a run in which the writer fell behind took 1.1 or 7.4 s
+    /// instead of 0.6 s (Benchmarks/README.md, session 28).
     func completePartialHashes(_ c: inout FolderCommit, unwritten: inout UnwrittenPartials) throws {
         let fresh = c.files.indices.filter { c.files[$0].facts != nil && c.files[$0].sampleHash != nil }
         guard !fresh.isEmpty else { return }

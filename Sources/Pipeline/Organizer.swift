@@ -33,7 +33,9 @@ public enum Organizer {
     /// `rederive`, a merge); otherwise only what the assets changed since the last organize can touch is
     /// recomputed — bursts of their folders, places of their cameras' neighbouring days — and the result is
     /// exactly what a full organize gives (docs/architecture.md, organize). Without a record of a complete
-    /// earlier organize the run is full anyway.
+    /// earlier organize the run is full anyway. `newAssetsAfter`: the largest asset row id before the run
+    /// began (`Catalog.largestAssetID`); the burst fields set on assets above it are covered by their
+    /// `inserted` records, not recorded again (nil: every change is recorded).
     public static func run(
         _ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums, userSmartAlbums: [SmartAlbumDefinition] = [],
         full: Bool = true, besidePlacesBelow: Int = besidePlacesAssets, newAssetsAfter: Int64? = nil
