@@ -806,6 +806,12 @@ public final class Ingestor: Sendable {
         defer { unwritten.read(readNow) }
         /// A version read by this call, or by an earlier one whose commit is not written yet.
         func readBefore(_ f: FileFingerprint) -> String? { readNow[f] ?? unwritten.completion(of: f) }
+        /// Reads a version in full by one of its paths, and remembers it (nil: unreadable).
+        func read(_ f: FileFingerprint, _ path: String) -> String? {
+            guard let full = try? ContentHasher.hash(path: path, mode: .full) else { return nil }
+            readNow[f] = full
+            return full
+        }
         var completed: [String: String] = [:]  // path of a new file → its full hash
         for h in identities.keys {
             let new = fresh.filter { c.files[$0].sampleHash == h }
@@ -817,17 +823,14 @@ public final class Ingestor: Sendable {
             var readable = Set<FileIdentity>()
             for i in new {
                 let f = c.files[i]
-                let known = readBefore(f.fingerprint) ?? completedBefore[f.fingerprint]
-                guard let full = known ?? (try? ContentHasher.hash(path: f.path, mode: .full)) else { continue }
-                if known == nil { readNow[f.fingerprint] = full }
+                guard let full = readBefore(f.fingerprint) ?? completedBefore[f.fingerprint] ?? read(f.fingerprint, f.path) else { continue }
                 fullNew.append((i, full))
                 readable.insert(FileIdentity(f.fingerprint))
             }
             for r in old {
                 if let ch = r.contentHash, ch != h {  // completed earlier
                     readable.insert(FileIdentity(r.fingerprint))
-                } else if let full = readBefore(r.fingerprint) ?? (try? ContentHasher.hash(path: r.path, mode: .full)) {
-                    if readNow[r.fingerprint] == nil { readNow[r.fingerprint] = full }
+                } else if let full = readBefore(r.fingerprint) ?? read(r.fingerprint, r.path) {
                     fullOld.append(CompletedHash(path: r.path, partial: h, full: full))
                     readable.insert(FileIdentity(r.fingerprint))
                 }

@@ -121,11 +121,7 @@ import Testing
         let partial = try ContentHasher.hash(path: paths[0], mode: .none)
         let full = try ContentHasher.hash(path: paths[0], mode: .full)
         func commit(_ path: String) throws -> FolderCommit {
-            var st = stat()
-            try #require(stat(path, &st) == 0)
-            let fingerprint = FileFingerprint(
-                size: Int64(st.st_size), mtimeNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-                inode: Int64(st.st_ino), device: Int64(st.st_dev))
+            let fingerprint = try #require(FolderWalker.file(path).fingerprint)
             let dir = (path as NSString).deletingLastPathComponent
             let row = FileRow(
                 path: path, root: s.root, dir: dir, fingerprint: fingerprint, contentHash: partial, kind: "image", role: "image", status: "ok",
