@@ -120,6 +120,7 @@ extension Catalog {
             var c = c
             c.errors = []
             let records = try Self.commitFolder(db, c)
+            try Self.fitCheckpointInterval(db)
             for f in files where !f.extra.isEmpty {
                 let cols = f.extra.keys.sorted()
                 try db.execute(

@@ -212,6 +212,10 @@ extension Catalog {
                     case .set: writes.append((r[0], w))
                     }
                 }
+                // In row order, not the cursor's date order: the rows of a range of days lie all over the table
+                // (imports are by folder), so in date order the writer's small organize cache evicted pages it
+                // came back to, reading them again from the log; in row order each page is visited once.
+                writes.sort { $0.0 < $1.0 }
                 for (id, w) in writes { try write(id, w) }
                 if marks > 0 && markingSeen {
                     // Every row in scope not written above has the mark already (`.none`) or needs it. `OR IGNORE`
