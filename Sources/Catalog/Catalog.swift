@@ -487,7 +487,7 @@ public final class Catalog: Sendable {
     /// page that several commits changed since the last one (an index's, a table's last) is copied once per
     /// checkpoint. A first ingest of 95k files (a 500 MB catalog) synced the catalog 212 times at the
     /// default; fitted, 42 times, its catalog I/O 3.3 -> 3.0 GB read and 1.5 -> 1.3 GB written (under
-    /// `strace`), system time 5.0-5.2 -> 4.5-4.6 s and organize's places step 1.6-1.7 -> 1.3-1.4 s
+    /// `strace`), system time 5.0-5.2 -> 4.45-4.6 s and organize's places step 1.6-1.7 -> 1.3-1.4 s
     /// (Benchmarks/README.md, session 29). Not a fixed 16,384: what the log holds when the catalog closes is
     /// checkpointed then, on the ingest's serial end, and at 3,000 files (a 16 MB catalog) that put 40 ms
     /// there for nothing won.
