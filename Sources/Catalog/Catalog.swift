@@ -475,8 +475,9 @@ public final class Catalog: Sendable {
     /// Sets how often the writer's commits copy the write-ahead log into the catalog file (SQLite's
     /// `wal_autocheckpoint`) to suit the catalog's size now (`checkpointPages(forCatalogPages:)`).
     static func fitCheckpointInterval(_ db: Database) throws {
-        let want = checkpointPages(forCatalogPages: try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0)
-        if try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") != want {
+        // Prepared once per connection: `rederive` and `merge` commit a folder at a time.
+        let want = checkpointPages(forCatalogPages: try Int.fetchOne(db.cachedStatement(sql: "PRAGMA page_count")) ?? 0)
+        if try Int.fetchOne(db.cachedStatement(sql: "PRAGMA wal_autocheckpoint")) != want {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(want)")
         }
     }
