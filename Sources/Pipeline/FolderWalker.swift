@@ -37,6 +37,9 @@ public struct FolderWalker {
     let own: OwnFiles
     /// What was left out as ours: path and why (catalog, thumbnail folder, temporary file).
     public private(set) var ownExcluded: [(path: String, why: String)] = []
+    /// Folders reached again under another path (a symbolic link to a folder already walked, a cycle back
+    /// to an ancestor, a bind mount) and so not walked twice: the path, and the folder it is (`realpath`).
+    public private(set) var revisited: [(path: String, sameAs: String)] = []
     /// A sharded ingest: only the folders of this shard's units are walked (see `ShardAssignment`).
     public var shard: ShardAssignment?
 
@@ -70,7 +73,12 @@ public struct FolderWalker {
                 return FolderBatch(dir: dir, files: [], error: "cannot stat folder: \(String(cString: strerror(errno)))")
             }
             let id = Crawler.DirID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
-            if seen.contains(id) { continue }
+            if seen.contains(id) {
+                // Its files are the ones walked under its first path (the catalog keeps one path per file).
+                let sameAs = realpath(dir, nil).map { p in defer { free(p) }; return String(cString: p) } ?? dir
+                revisited.append((dir, sameAs))
+                continue
+            }
             seen.insert(id)
             guard let (names, dirFD) = crawler.listing(dir) else {
                 return FolderBatch(dir: dir, files: [], error: "cannot open folder: \(String(cString: strerror(errno)))")

@@ -261,6 +261,7 @@ public final class Ingestor: Sendable {
         let writer = CommitWriter(catalog: catalog)
         var visitedAll = PathSet()
         var staleFacts = 0
+        var revisited: [(path: String, sameAs: String)] = []
         rootLoop: for root in roots {
             if summary.interrupted { break rootLoop }
             let walkedDir = Crawler.isDirectory(root) ? root : (root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ".")
@@ -402,6 +403,7 @@ public final class Ingestor: Sendable {
                 try await flush()
                 summary.count(try await writer.drain())
             }
+            revisited += walker.revisited
             for (path, why) in walker.ownExcluded {
                 summary.outcomes.addOwn(path + " (" + why + ")")
             }
@@ -421,6 +423,7 @@ public final class Ingestor: Sendable {
         summary.filesSkipped = stats.skipped
         summary.peakConcurrentFiles = stats.peakRunning
         summary.elapsed = Date().timeIntervalSince(start)
+        if let note = Self.revisitedNote(revisited) { summary.notes.append(note) }
         if staleFacts > 0 {
             summary.notes.append(
                 "\(staleFacts) unchanged files were probed again: their stored facts came from an older version of the probe (this one writes version \(Prober.version))"
@@ -512,6 +515,17 @@ public final class Ingestor: Sendable {
         summary.counts = try catalog.summaryCounts()
         summary.currentToken = try catalog.currentToken()
         return summary
+    }
+
+    /// The summary's note on folders reached again under another path (`FolderWalker.revisited`), naming
+    /// the first few: a link back to an ancestor, or two paths to one folder, is walked once, and its files
+    /// are catalogued under the path walked first.
+    static func revisitedNote(_ revisited: [(path: String, sameAs: String)]) -> String? {
+        guard !revisited.isEmpty else { return nil }
+        let shown = revisited.prefix(3).map { "\($0.path) is \($0.sameAs)" }.joined(separator: ", ")
+        let more = revisited.count > 3 ? ", and \(revisited.count - 3) more" : ""
+        let folders = revisited.count == 1 ? "1 folder reached again under another path was" : "\(revisited.count) folders reached again under other paths were"
+        return "\(folders) not walked twice: \(shown)\(more)"
     }
 
     /// `absolute(_:)` for callers outside the pipeline (the catalog path given on the command line).

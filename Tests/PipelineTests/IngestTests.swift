@@ -205,3 +205,28 @@ extension IngestTests {
         #expect(FileManager.default.fileExists(atPath: stray.path), "a file outside the scheme was touched")
     }
 }
+
+extension IngestTests {
+    /// A folder reached again under another path — a link back to an ancestor, a second link to a folder —
+    /// is walked once: its files are catalogued once, under the path met first, and the summary says which
+    /// paths were not walked again and what they are.
+    @Test func aFolderReachedAgainThroughALinkIsWalkedOnceAndNoted() async throws {
+        let s = try Scratch()
+        let root = s.url.appendingPathComponent("photos").path
+        try FileManager.default.createDirectory(atPath: root + "/a", withIntermediateDirectories: true)
+        try Data(HashModeTests.jpeg(size: 4096)).write(to: URL(fileURLWithPath: root + "/a/IMG_0001.JPG"))
+        try Data(HashModeTests.jpeg(size: 4096, seed: 1)).write(to: URL(fileURLWithPath: root + "/IMG_0002.JPG"))
+        #expect(symlink(root, root + "/a/loop") == 0)  // a cycle back to the root
+        #expect(symlink(root + "/a", root + "/z-again") == 0)  // a second path to a/, met after it
+        let catalog = try Catalog(path: s.catalogPath)
+        let summary = try await Self.ingest([root], catalog)
+        #expect(summary.filesSeen == 2)
+        #expect(try catalog.allAssets().map(\.asset.id).sorted() == ["IMG_0002.JPG", "a/IMG_0001.JPG"])
+        let real = { (p: String) in URL(fileURLWithPath: p).resolvingSymlinksInPath().path }
+        let note = try #require(summary.notes.first { $0.contains("not walked twice") })
+        #expect(note.hasPrefix("2 folders reached again under other paths were not walked twice: "))
+        #expect(note.contains(root + "/a/loop is " + real(root)))
+        #expect(note.contains(root + "/z-again is " + real(root + "/a")))
+        #expect(Ingestor.revisitedNote([]) == nil)
+    }
+}
