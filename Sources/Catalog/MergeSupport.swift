@@ -120,7 +120,6 @@ extension Catalog {
             var c = c
             c.errors = []
             let records = try Self.commitFolder(db, c)
-            try Self.fitCheckpointInterval(db)
             for f in files where !f.extra.isEmpty {
                 let cols = f.extra.keys.sorted()
                 try db.execute(
@@ -136,6 +135,7 @@ extension Catalog {
                 )
                 .execute(arguments: [c.runID, e.path, e.stage, e.reason, Self.now(), e.severity.rawValue])
             }
+            try Self.fitCheckpointInterval(db)
             return records
         }
     }
