@@ -153,35 +153,44 @@ public enum Organizer {
     }
 
     /// Every dated asset's moment item, segmented with the stored moments as the previous ones. Assets are
-    /// named by their catalog rows (no string per asset: at 100k assets the identifiers, a map back to rows
-    /// and a sorted copy of the items were ~25 MB of the organize peak); the few local identifiers the
-    /// new moments' identifiers derive from are read at the end.
+    /// named by their place in local identifier order (`AssetOrder`; no string per asset: at 100k assets the
+    /// identifiers, a map back to rows and a sorted copy of the items were ~25 MB of the organize peak), so
+    /// that a tuple orders assets of one instant; the moments' members are catalog rows again at the end, and
+    /// the few local identifiers the new moments' identifiers derive from are read then.
     static func moments(_ catalog: Catalog, summary: inout Summary) throws -> ([CollectionSpec], [CollectionListSpec]) {
         var items: [MomentItem<Int64>] = []
         // Sized once: grown by appending, the array of 75k items was 131k long (9.4 MB, and the copy before
         // it alive while it was filled) at organize's peak at 100k files.
-        try catalog.momentInputs(expecting: { items.reserveCapacity($0) }) { row, d, latitude, longitude, place in
+        let order = try catalog.momentInputs(expecting: { items.reserveCapacity($0) }) { _, position, d, latitude, longitude, place in
             guard let t = Classifier.epochSeconds(d.local) else { return }
             items.append(
                 MomentItem(
-                    id: row, instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)), latitude: latitude,
-                    longitude: longitude, place: place))
+                    id: Int64(position), instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)),
+                    latitude: latitude, longitude: longitude, place: place))
         }
-        // In time order; the sort is stable, so assets of one instant stay in local identifier order (as
-        // MomentSegmenter.segment orders identifiers).
-        items.sort { $0.instant < $1.instant }
-        let previous = try catalog.momentMemberRows().map { PreviousMoment(localIdentifier: $0.localIdentifier, members: $0.members) }
+        // In time order, assets of one instant in local identifier order (as MomentSegmenter.segment orders
+        // identifiers).
+        items.sort { $0.instant != $1.instant ? $0.instant < $1.instant : $0.id < $1.id }
+        // A stored member no longer among the assets (another process deleted it meanwhile) stays a member
+        // that matches no item, under a value no position takes.
+        let previous = try catalog.momentMemberRows().map { m in
+            PreviousMoment(localIdentifier: m.localIdentifier, members: m.members.map { row in order.position(ofRow: row).map(Int64.init) ?? -1 - row })
+        }
+        func row(_ position: Int64) -> Int64 { order.rows[Int(position)] }
         // An asset gone since its item was read (another process) still seeds a stable name: its row.
         let result = try MomentSegmenter.segment(
             sorted: items, previous: previous,
-            seedNames: { rows in zip(rows, try catalog.localIdentifiers(ofRows: rows)).map { $1 ?? "row \($0)" } })
+            seedNames: { positions in
+                let rows = positions.map(row)
+                return zip(rows, try catalog.localIdentifiers(ofRows: rows)).map { $1 ?? "row \($0)" }
+            })
         items = []
         summary.moments = result.moments.count
         let collections = result.moments.map { m in
             CollectionSpec(
                 localIdentifier: m.localIdentifier, type: .moment, subtype: AssetCollectionSubtype(rawValue: 0), title: m.title,
                 startDate: iso(m.startInstant), endDate: iso(m.endInstant), latitude: m.approximateLocation?.latitude,
-                longitude: m.approximateLocation?.longitude, members: m.members)
+                longitude: m.approximateLocation?.longitude, members: m.members.map(row))
         }
         let lists = (result.clusters + result.years).map { l in
             CollectionListSpec(

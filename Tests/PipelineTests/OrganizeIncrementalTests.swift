@@ -186,10 +186,11 @@ import Testing
             "the earliest frame left represents the burst")
     }
 
-    /// The moment step sizes its array from the count `momentInputs` announces first: that count is exactly
-    /// the rows it then delivers, the dated live assets (a trashed one left out).
+    /// The moment step sizes its array from the count `momentInputs` announces first: a bound on the rows it
+    /// then delivers (every asset), which are the dated live assets (a trashed one left out), in row order,
+    /// each with its place in local identifier order.
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
-    func momentInputsAnnounceTheRowsTheyDeliver() async throws {
+    func momentInputsAnnounceABoundAndDeliverPositionsInIdentifierOrder() async throws {
         let s = try IngestTests.Scratch()
         let tree = s.url.appendingPathComponent("tree")
         let files = Corpus.mediaFiles().filter { $0.hasPrefix("osxphotos/media_types/") }.prefix(12)
@@ -198,15 +199,58 @@ import Testing
         _ = try await Self.ingest(tree.path, catalog)
         try FileManager.default.removeItem(at: tree.appendingPathComponent(files.first!))
         _ = try await Self.ingest(tree.path, catalog)
-        let dated = Int(
+        let dated = try SQLiteFiles.strings(
+            s.catalogPath, "SELECT id FROM asset WHERE trashed_at IS NULL AND coalesce(local_date, creation_date) IS NOT NULL ORDER BY id")
+        let byIdentifier = try SQLiteFiles.strings(s.catalogPath, "SELECT id FROM asset ORDER BY local_identifier")
+        #expect(
+            dated.count >= 5 && byIdentifier.count > dated.count,
+            "the tree has dated assets, and a trashed one (\(byIdentifier.count) assets, \(dated.count) dated and live)")
+        var announced: [Int] = [], delivered: [(row: Int64, position: Int)] = []
+        let order = try catalog.momentInputs(expecting: { announced.append($0) }) { row, position, _, _, _, _ in delivered.append((row, position)) }
+        #expect(announced == [byIdentifier.count])
+        #expect(delivered.map { String($0.row) } == dated, "the dated live assets, in row order")
+        #expect(delivered.allSatisfy { byIdentifier[$0.position] == String($0.row) }, "each at its place in identifier order")
+        #expect(order.rows.map(String.init) == byIdentifier)
+        #expect(byIdentifier.allSatisfy { order.position(ofRow: Int64($0)!).map { byIdentifier[$0] } == $0 })
+        #expect(order.position(ofRow: -5) == nil && order.position(ofRow: Int64.max) == nil)
+    }
+
+    /// Copies of one photo (one instant) in eight folders: their rows follow the walk, their random local
+    /// identifiers do not, and the moment lists them in identifier order — what the moment step's positions
+    /// (`AssetOrder`) stand for. It fails when ties keep row order, or a position is mapped back to the wrong row.
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func assetsOfOneInstantAreMomentMembersInIdentifierOrder() async throws {
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        let photo = "osxphotos/media_types/IMG_0658.JPG"
+        let corpus = try #require(Corpus.root)
+        for k in 1...8 {
+            let dir = tree.appendingPathComponent("card\(k)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try FileManager.default.linkItem(at: corpus.appendingPathComponent(photo), to: dir.appendingPathComponent("IMG_0658.JPG"))
+        }
+        try Self.link(["osxphotos/media_types/IMG_0664.JPG", "osxphotos/media_types/IMG_0667.JPG"], into: tree)
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog)
+        let copies = try SQLiteFiles.strings(
+            s.catalogPath, "SELECT local_identifier FROM asset WHERE primary_path LIKE 'card%' ORDER BY id")
+        try #require(copies.count == 8)
+        // The moment's members that are copies, in the moment's order.
+        let members = try SQLiteFiles.strings(
+            s.catalogPath,
+            """
+            SELECT a.local_identifier FROM collection c JOIN collection_membership m ON m.collection_id = c.id
+            JOIN asset a ON a.id = m.asset_id WHERE c.type = 3 AND a.primary_path LIKE 'card%' ORDER BY c.start_date, m.position
+            """)
+        #expect(members == copies.sorted(), "rows in walk order \(copies)")
+        // A full organize of the same catalog keeps every moment as it is.
+        let before = try SQLiteFiles.strings(
+            s.catalogPath, "SELECT c.local_identifier || ' ' || m.position || ' ' || m.asset_id FROM collection c JOIN collection_membership m ON m.collection_id = c.id WHERE c.type = 3 ORDER BY 1")
+        _ = try Organizer.run(catalog, runID: nil, full: true)
+        #expect(
             try SQLiteFiles.strings(
-                s.catalogPath, "SELECT COUNT(*) FROM asset WHERE trashed_at IS NULL AND coalesce(local_date, creation_date) IS NOT NULL"
-            ).first ?? "") ?? -1
-        let all = Int(try SQLiteFiles.strings(s.catalogPath, "SELECT COUNT(*) FROM asset").first ?? "") ?? -1
-        #expect(dated >= 5 && all > dated, "the tree has dated assets, and a trashed one (\(all) assets, \(dated) dated and live)")
-        var announced: [Int] = [], delivered = 0
-        try catalog.momentInputs(expecting: { announced.append($0) }) { _, _, _, _, _ in delivered += 1 }
-        #expect(announced == [dated] && delivered == dated)
+                s.catalogPath, "SELECT c.local_identifier || ' ' || m.position || ' ' || m.asset_id FROM collection c JOIN collection_membership m ON m.collection_id = c.id WHERE c.type = 3 ORDER BY 1")
+                == before)
     }
 
     /// The places step derives a range of days at a time, with its neighbouring days as inputs: the ranges'
