@@ -177,9 +177,9 @@ public enum Assembler {
         init(root: String) { self.root = root }
 
         func relative(_ path: String) -> String {
-            let r = root.hasSuffix("/") ? root : root + "/"
-            if path.hasPrefix(r) { return String(path.dropFirst(r.count)) }
-            if path == root { return Name(path).file }
+            // By bytes (PathText.relative): a name starting with a combining mark joins the "/" before it.
+            if let r = PathText.relative(path, to: root) { return r }
+            if path.utf8.elementsEqual(root.utf8) { return Name(path).file }
             return path
         }
 

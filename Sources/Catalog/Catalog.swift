@@ -344,13 +344,19 @@ public final class Catalog: Sendable {
     /// at 100k files).
     public func directories(under path: String, where keep: (String) -> Bool) throws(CatalogError) -> [String] {
         let prefix = path == "/" ? "/" : path + "/"
-        // `dir >= prefix AND dir < prefix + U+FFFF` is a range on the dir index, unlike LIKE.
+        // One range of the dir index, in order: from `path` to the prefix with its "/" made "0", the next
+        // byte, which bounds every text that starts with the prefix whatever follows (an upper bound of
+        // prefix + U+FFFF left out folders whose name starts with a character past it, an emoji: a vanished
+        // "📷 Trip" went unnoticed). The range also holds siblings whose name continues `path` with a byte
+        // below "/" ("x-old", "x copy"), skipped here; `dir = ? OR (range)` read two ranges and sorted them
+        // to drop duplicates (26 against 8 ms for 20.7k folders).
+        let end = path == "/" ? "0" : path + "0"
         return try read { db in
             var kept: [String] = []
             let dirs = try String.fetchCursor(
-                db, sql: "SELECT DISTINCT dir FROM file WHERE dir = ? OR (dir >= ? AND dir < ?) ORDER BY dir",
-                arguments: [path, prefix, prefix + "\u{FFFF}"])
+                db, sql: "SELECT DISTINCT dir FROM file WHERE dir >= ? AND dir < ? ORDER BY dir", arguments: [path, end])
             while let d = try dirs.next() {
+                guard d.utf8.starts(with: prefix.utf8) || d.utf8.elementsEqual(path.utf8) else { continue }  // bytes, as SQLite compares
                 if keep(d) { kept.append(d) }
             }
             return kept

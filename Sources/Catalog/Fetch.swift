@@ -291,8 +291,8 @@ extension Catalog {
             if let row { return try Self.storedAsset(db, row) }
             // An absolute path: a root it lies in, then the path below it.
             if key.hasPrefix("/") {
-                for root in try String.fetchAll(db, sql: "SELECT DISTINCT root FROM asset") where key.hasPrefix(root == "/" ? "/" : root + "/") {
-                    let rel = String(key.dropFirst(root == "/" ? 1 : root.count + 1))
+                for root in try String.fetchAll(db, sql: "SELECT DISTINCT root FROM asset") {
+                    guard let rel = PathText.relative(key, to: root) else { continue }  // by bytes, as stored
                     if let r = try Row.fetchOne(
                         db,
                         sql: """

@@ -370,8 +370,7 @@ extension Catalog {
                 }
                 if let why = RequestsManifest.pathProblem(r.path) { throw RequestsError("\(s.asset.id): \(why)") }
                 let abs = Self.trimSlash(s.root) + "/" + r.path
-                guard base == "/" || abs.hasPrefix(base + "/") else { throw RequestsError("\(abs) is outside the root \(base)") }
-                let rel = base == "/" ? String(abs.dropFirst()) : String(abs.dropFirst(base.count + 1))
+                guard let rel = PathText.relative(abs, to: base) else { throw RequestsError("\(abs) is outside the root \(base)") }
                 if let why = RequestsManifest.pathProblem(rel) { throw RequestsError("\(abs): \(why)") }
                 let hash = k < s.resourceHashes.count ? s.resourceHashes[k] : nil
                 resources.append(

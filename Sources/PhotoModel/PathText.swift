@@ -33,4 +33,30 @@ public enum PathText {
         guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return (nil, path[...]) }
         return (path[..<slash], path[bytes.index(after: slash)...])
     }
+
+    /// `path` relative to `root` when it lies below it ("a/b.jpg" for "/r/a/b.jpg" under "/r"; nil for the root
+    /// itself and for anything outside), compared by bytes, as the file system and SQLite tell paths apart:
+    /// Swift's `hasPrefix` and `dropFirst` work on characters, where a name starting with a combining mark
+    /// joins the "/" before it (the prefix "/r/" is then not found), and text canonically equal but spelled
+    /// with other bytes (NFC and NFD) counts as equal.
+    public static func relative(_ path: String, to root: String) -> String? {
+        below(path, root).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Whether `path` is `root` or lies below it, by bytes (see `relative(_:to:)`).
+    public static func isInside(_ path: String, _ root: String) -> Bool {
+        path.utf8.elementsEqual(root.utf8) || below(path, root) != nil
+    }
+
+    /// The bytes of `path` after `root` and its "/", when there are any.
+    static func below(_ path: String, _ root: String) -> Substring.UTF8View? {
+        let p = path.utf8, r = root.utf8, slash = UInt8(ascii: "/")
+        var rootEnd = r.endIndex  // without trailing slashes: "/" is the empty prefix of every absolute path
+        while rootEnd > r.startIndex, r[r.index(before: rootEnd)] == slash { rootEnd = r.index(before: rootEnd) }
+        guard p.starts(with: r[..<rootEnd]) else { return nil }
+        let at = p.index(p.startIndex, offsetBy: r.distance(from: r.startIndex, to: rootEnd))
+        guard at < p.endIndex, p[at] == slash else { return nil }
+        let rest = p[p.index(after: at)...]
+        return rest.isEmpty ? nil : rest
+    }
 }

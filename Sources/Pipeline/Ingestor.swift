@@ -317,7 +317,7 @@ public final class Ingestor: Sendable {
                             vanishedDone = true
                             if !partial {
                                 pendingDirs = try catalog.directories(under: walkedDir) { d in
-                                    !visited.contains(d) && !unreadable.contains { d.hasPrefix($0) }
+                                    !visited.contains(d) && !unreadable.contains { d.utf8.starts(with: $0.utf8) }
                                 }.reversed()
                             }
                         }
@@ -554,7 +554,7 @@ public final class Ingestor: Sendable {
     }
 
     /// Whether folder `dir` is `root` or below it.
-    static func isInside(_ dir: String, _ root: String) -> Bool { dir == root || dir.hasPrefix(root == "/" ? "/" : root + "/") }
+    static func isInside(_ dir: String, _ root: String) -> Bool { PathText.isInside(dir, root) }
 
     /// The root a folder's files and assets belong to: the one its rows already carry, else the innermost
     /// known root around it (a new folder beside catalogued ones), else the root being walked.

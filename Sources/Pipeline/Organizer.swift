@@ -305,9 +305,8 @@ public enum Organizer {
         root: String, members: [String: [Int64]], mode: FolderAlbums.Mode, takeout: [String: String],
         collections: inout [CollectionSpec], lists: inout [CollectionListSpec]
     ) {
-        let prefix = root.hasSuffix("/") ? root : root + "/"
         var titles: [String: String] = [:]
-        for (dir, t) in takeout where dir.hasPrefix(prefix) { titles[String(dir.dropFirst(prefix.count))] = t }
+        for (dir, t) in takeout { if let r = PathText.relative(dir, to: root) { titles[r] = t } }
         let tree = FolderAlbums.layout(directories: members.mapValues(\.count), mode: mode, takeoutTitles: titles)
         let rootName = PathText.fileName(root)
         // Identifiers qualified by the root (two roots may hold folders of the same name), each made once.

@@ -1,3 +1,5 @@
+import PhotoModel
+
 /// Which part of a library one shard of a sharded ingest owns (`shoebox ingest --shard I/N`).
 ///
 /// The unit of assignment is a top-level folder of a root: the first path component of a folder relative to
@@ -75,8 +77,7 @@ public struct ShardAssignment: Sendable, Equatable, CustomStringConvertible {
 
     /// `dir` relative to `root` ("" when equal; `dir` itself when outside).
     static func relative(_ dir: String, to root: String) -> String {
-        if dir == root { return "" }
-        let prefix = root == "/" ? "/" : root + "/"
-        return dir.hasPrefix(prefix) ? String(dir.dropFirst(prefix.count)) : dir
+        if dir.utf8.elementsEqual(root.utf8) { return "" }
+        return PathText.relative(dir, to: root) ?? dir
     }
 }

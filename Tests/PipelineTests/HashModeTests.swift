@@ -374,6 +374,37 @@ extension HashModeTests {
         #expect(summary.deleted == 2)
     }
 
+    /// A folder that vanished is noticed whatever its name starts with: one named with an emoji (past U+FFFF,
+    /// which an upper bound of prefix + U+FFFF left out of the catalog's folders below the root), or with a
+    /// combining mark. Folders of another root whose name continues this one's ("photos-old", "photos copy")
+    /// are not below it, and keep their assets when this root alone is ingested again.
+    @Test func vanishedFoldersAreNoticedWhateverTheirNamesAndSiblingRootsAreLeftAlone() async throws {
+        let s = try Scratch()
+        let root = s.url.appendingPathComponent("photos").path
+        let names = ["\u{1F4F7} Trip/1.jpg", "\u{301}mark/2.jpg", "plain/3.jpg", "z\u{1F600}/4.jpg"]
+        for (k, rel) in names.enumerated() {
+            try FileManager.default.createDirectory(atPath: root + "/" + (rel as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(Self.jpeg(size: 50_000, seed: k + 1)).write(to: URL(fileURLWithPath: root + "/" + rel))
+        }
+        let siblings = ["photos-old", "photos copy"].map { s.url.appendingPathComponent($0).path }
+        for (k, sibling) in siblings.enumerated() {
+            try FileManager.default.createDirectory(atPath: sibling + "/sub", withIntermediateDirectories: true)
+            try Data(Self.jpeg(size: 50_000, seed: 10 + k)).write(to: URL(fileURLWithPath: sibling + "/sub/x.jpg"))
+        }
+        let catalog = try Catalog(path: s.catalogPath)
+        for r in [root] + siblings { _ = try await Self.ingest(r, catalog, mode: .full) }
+        #expect(try catalog.allAssets().count == 6)
+        for rel in names where rel != "plain/3.jpg" {
+            try FileManager.default.removeItem(atPath: root + "/" + (rel as NSString).deletingLastPathComponent)
+        }
+        let summary = try await Self.ingest(root, catalog, mode: .full)
+        let all = try catalog.allAssets(includeTrashed: true)
+        #expect(Set(all.filter(\.isTrashed).map(\.asset.id)) == Set(names.filter { $0 != "plain/3.jpg" }))
+        #expect(summary.deleted == 3)
+        #expect(try catalog.directories(under: root, where: { _ in true }) == [root + "/plain"])
+        #expect(try catalog.directories(under: "/", where: { _ in true }) == [siblings[1] + "/sub", siblings[0] + "/sub", root + "/plain"])
+    }
+
     /// Every file row names the asset its path is a resource of: written with the file row (a new folder), or
     /// afterwards (the file rows went first because a stored file was completed to a full hash, or a file of a
     /// re-assembled folder did not change). Two names that differ only in Unicode normalization are two files
