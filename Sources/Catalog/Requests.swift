@@ -113,7 +113,11 @@ public enum RequestsManifest {
     public static func pathProblem(_ path: String) -> String? {
         if path.isEmpty { return "empty path" }
         if path.hasPrefix("/") { return "path '\(path)' is absolute; paths are relative to the root" }
-        if path.split(separator: "/", omittingEmptySubsequences: false).contains("..") { return "path '\(path)' leaves the root ('..')" }
+        // Components by bytes, as the file system splits them: split by character, "../\u{301}x" is one
+        // component (the combining mark joins the "/" before it) and its ".." went unseen.
+        if path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains(where: { $0.elementsEqual("..".utf8) }) {
+            return "path '\(path)' leaves the root ('..')"
+        }
         if path.contains("\0") { return "path contains a NUL byte" }
         return nil
     }

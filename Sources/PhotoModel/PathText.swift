@@ -34,6 +34,12 @@ public enum PathText {
         return (path[..<slash], path[bytes.index(after: slash)...])
     }
 
+    /// The non-empty components, split at every "/" byte (`split(separator: "/")` splits at "/" characters,
+    /// and a name starting with a combining mark joins the "/" before it into another character).
+    public static func components(_ path: String) -> [Substring] {
+        path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
+    }
+
     /// `path` relative to `root` when it lies below it ("a/b.jpg" for "/r/a/b.jpg" under "/r"; nil for the root
     /// itself and for anything outside), compared by bytes, as the file system and SQLite tell paths apart:
     /// Swift's `hasPrefix` and `dropFirst` work on characters, where a name starting with a combining mark

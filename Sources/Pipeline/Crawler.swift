@@ -100,16 +100,46 @@ public struct Crawler: Sendable {
 
     /// The sorted names in a directory, without `.`/`..`, hidden entries (unless asked) and NAS junk;
     /// nil when the directory cannot be opened (`errno` says why).
-    func entryNames(_ path: String) -> [String]? {
+    func entryNames(_ path: String) -> Listing? {
         guard let dir = opendir(path) else { return nil }
         defer { closedir(dir) }
         return entryNames(dir)
     }
 
+    /// A folder's entries: the names, sorted, and the entries whose name is not valid UTF-8, which no path
+    /// in the catalog (text) can name: shown with U+FFFD in place of the bad bytes, and why (the name with
+    /// those bytes escaped). Each is reported as a file that could not be read, not dropped in silence: made
+    /// into a `String` the name no longer exists, and its `stat` said "No such file or directory".
+    struct Listing {
+        var names: [String] = []
+        var notUTF8: [(shown: String, reason: String)] = []
+    }
+
+    /// Why a name made of these bytes cannot be catalogued (they are not UTF-8), or nil.
+    static func notUTF8Reason(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard String(validating: bytes, as: UTF8.self) == nil else { return nil }
+        var escaped = ""
+        var i = 0
+        while i < bytes.count {
+            // The longest valid run from here, then one byte that is not.
+            var j = bytes.count
+            while j > i, String(validating: UnsafeBufferPointer(rebasing: bytes[i..<j]), as: UTF8.self) == nil { j -= 1 }
+            if j > i {
+                escaped += String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<j]), as: UTF8.self)
+                i = j
+            } else {
+                let hex = String(bytes[i], radix: 16, uppercase: true)
+                escaped += "\\x" + (hex.count == 1 ? "0" : "") + hex
+                i += 1
+            }
+        }
+        return "name is not valid UTF-8 (\(escaped)): not catalogued, as paths are stored as text; rename it in UTF-8 (Latin-1 names: convmv -f latin1 -t utf8 --notest)"
+    }
+
     /// The folder's entry names (as `entryNames(_:)`) and a descriptor of the folder, which the caller
     /// closes: its entries can then be looked at by name (`fstatat`) rather than by a path the kernel
     /// resolves from the root again for each of them.
-    func listing(_ path: String) -> (names: [String], fd: Int32)? {
+    func listing(_ path: String) -> (listing: Listing, fd: Int32)? {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         let listed = dup(fd)
@@ -124,18 +154,30 @@ public struct Crawler: Sendable {
         return (entryNames(dir), fd)
     }
 
-    private func entryNames(_ dir: OpaquePointer) -> [String] {
-        var names: [String] = []
+    private func entryNames(_ dir: OpaquePointer) -> Listing {
+        var out = Listing()
         while let ent = readdir(dir) {
-            let name = withUnsafePointer(to: ent.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            let (name, notUTF8) = withUnsafePointer(to: ent.pointee.d_name) {
+                $0.withMemoryRebound(to: UInt8.self, capacity: 256) { p in
+                    let bytes = UnsafeBufferPointer(start: p, count: strlen(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self)))
+                    // Hidden by its first byte: a name starting with "." and then a combining mark is one
+                    // character, not ".", to `hasPrefix`.
+                    if bytes.first == UInt8(ascii: "."), !includeHidden { return ("", nil as String?) }
+                    if let name = String(validating: bytes, as: UTF8.self) { return (name, nil) }
+                    return (String(decoding: bytes, as: UTF8.self), Self.notUTF8Reason(bytes))
+                }
             }
-            if name == "." || name == ".." { continue }
-            if !includeHidden && name.hasPrefix(".") { continue }
+            if name.isEmpty || name == "." || name == ".." { continue }
             if junkDirectories.contains(name) { continue }
-            names.append(name)
+            if let notUTF8 {
+                out.notUTF8.append((name, notUTF8))
+                continue
+            }
+            out.names.append(name)
         }
-        return names.sorted()
+        out.names.sort()
+        out.notUTF8.sort { $0.shown < $1.shown }
+        return out
     }
 
     private func walk(
@@ -171,11 +213,13 @@ public struct Crawler: Sendable {
             try visit(CrawlEntry(path: path, error: "directory nesting deeper than 256 levels"))
             return
         }
-        guard let names = entryNames(path) else {
+        guard let listing = entryNames(path) else {
             try visit(CrawlEntry(path: path, error: "cannot open directory: \(String(cString: strerror(errno)))"))
             return
         }
+        let names = listing.names
         let base = path.hasSuffix("/") ? path : path + "/"
+        for (shown, why) in listing.notUTF8 { try visit(CrawlEntry(path: base + shown, error: why)) }
         let keys = companionKeys(inFolder: relative, names: names)
         for name in names {
             let rel = relative.isEmpty ? name : relative + "/" + name

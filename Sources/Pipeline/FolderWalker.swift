@@ -80,17 +80,27 @@ public struct FolderWalker {
                 continue
             }
             seen.insert(id)
-            guard let (names, dirFD) = crawler.listing(dir) else {
+            guard let (listing, dirFD) = crawler.listing(dir) else {
                 return FolderBatch(dir: dir, files: [], error: "cannot open folder: \(String(cString: strerror(errno)))")
             }
             defer { close(dirFD) }
+            let names = listing.names
+            // Entries no path can name (`Crawler.Listing`), in name order among the others: reported as files
+            // that could not be read (a folder among them cannot be told from a file without its bytes).
+            let unnamed = Dictionary(listing.notUTF8.map { ($0.shown, $0.reason) }, uniquingKeysWith: { a, _ in a })
             var files: [FolderBatch.File] = []
             var subdirs: [(String, String)] = []
             let siblings = Set(names)
             let companions = crawler.companionKeys(inFolder: relDir, names: names)
-            for name in names {
+            for name in unnamed.isEmpty ? names : (names + unnamed.keys).sorted() {
                 let path = dir == "/" ? "/" + name : dir + "/" + name
                 let rel = relDir.isEmpty ? name : relDir + "/" + name
+                if let why = unnamed[name] {
+                    if crawler.accepts(rel, isDirectory: false, companionKeys: companions) {
+                        files.append(FolderBatch.File(path: path, fingerprint: nil, error: why))
+                    }
+                    continue
+                }
                 // By name in the open folder: the same answers as `lstat`/`stat` of `path`.
                 var s = stat()
                 if !crawler.followSymlinks {

@@ -536,7 +536,7 @@ public final class Ingestor: Sendable {
     static func absolute(_ p: String) -> String {
         let full = p.hasPrefix("/") ? p : FileManager.default.currentDirectoryPath + "/" + p
         var parts: [Substring] = []
-        for c in full.split(separator: "/", omittingEmptySubsequences: true) {
+        for c in PathText.components(full) {
             if c == "." { continue }
             if c == ".." {
                 if !parts.isEmpty { parts.removeLast() }

@@ -4,6 +4,7 @@
     import Darwin
 #endif
 import Foundation
+import PhotoModel
 import Yams
 
 /// What `shoebox ingest --pipeline FILE` runs: roots, filters, concurrency and stages, read from YAML.
@@ -217,7 +218,7 @@ public struct PipelineDefinition: Sendable, Equatable {
     static func normalize(_ path: String) -> String {
         let absolute = path.hasPrefix("/")
         var out: [Substring] = []
-        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+        for part in PathText.components(path) {
             if part == "." { continue }
             if part == "..", let last = out.last, last != ".." {
                 out.removeLast()

@@ -51,4 +51,13 @@ import PhotoModel
         #expect(PathText.isInside("/r", "/r") && PathText.isInside("/r/a", "/r") && PathText.isInside("/", "/") && PathText.isInside("/a", "/"))
         #expect(!PathText.isInside("/r-old", "/r") && !PathText.isInside("/caf\u{E9}", "/cafe\u{301}"))
     }
+
+    @Test func componentsSplitAtSlashBytes() {
+        for p in Self.paths {
+            #expect(PathText.components(p) == p.split(separator: "/"), "\(p)")
+        }
+        let odd = "/data/./\u{301}x/../y"
+        #expect(odd.split(separator: "/").map(String.init) == ["data", "./\u{301}x", "..", "y"], "by character: the mark joins the slash")
+        #expect(PathText.components(odd).map(String.init) == ["data", ".", "\u{301}x", "..", "y"])
+    }
 }

@@ -210,6 +210,45 @@ extension IngestTests {
     /// A folder reached again under another path — a link back to an ancestor, a second link to a folder —
     /// is walked once: its files are catalogued once, under the path met first, and the summary says which
     /// paths were not walked again and what they are.
+    /// A name that is not UTF-8 (a Latin-1 "café.jpg" from an old card or a zip; a folder too) cannot be a
+    /// path in the catalog: each is an error naming its bytes, counted, and the rest of the folder is
+    /// catalogued. Made into a `String` its bytes were replaced, and the walk reported "cannot stat: No such
+    /// file or directory" for a file that is there. A name is hidden by its first byte: ".\u{301}x.jpg" starts
+    /// with ".", though to `hasPrefix` its first character is not ".".
+    @Test func namesThatAreNotUTF8AreReportedAndHiddenNamesGoByTheirFirstByte() async throws {
+        let s = try Scratch()
+        let root = s.url.appendingPathComponent("photos").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Data(HashModeTests.jpeg(size: 4096)).write(to: URL(fileURLWithPath: root + "/ok.jpg"))
+        try Data(HashModeTests.jpeg(size: 4096, seed: 2)).write(to: URL(fileURLWithPath: root + "/.\u{301}hidden.jpg"))
+        func create(_ bytes: [UInt8], directory: Bool) {
+            let path = Array(root.utf8) + [UInt8(ascii: "/")] + bytes + [0]
+            path.withUnsafeBufferPointer { p in
+                p.withMemoryRebound(to: CChar.self) { c in
+                    if directory {
+                        #expect(mkdir(c.baseAddress!, 0o755) == 0)
+                    } else {
+                        let fd = open(c.baseAddress!, O_CREAT | O_WRONLY, 0o644)
+                        let jpeg = HashModeTests.jpeg(size: 4096, seed: 3)
+                        #expect(fd >= 0 && write(fd, jpeg, jpeg.count) == jpeg.count)
+                        close(fd)
+                    }
+                }
+            }
+        }
+        create(Array("caf".utf8) + [0xE9] + Array(".jpg".utf8), directory: false)  // Latin-1 é
+        create([0xFF, 0x41], directory: true)
+        let catalog = try Catalog(path: s.catalogPath)
+        let summary = try await Self.ingest([root], catalog)
+        #expect(try catalog.allAssets().map(\.asset.id) == ["ok.jpg"])
+        #expect(summary.outcomes.failed == 2, "\(summary.outcomes)")
+        let errors = try catalog.errors().map(\.reason).sorted()
+        #expect(errors.count == 2)
+        #expect(errors.contains { $0.hasPrefix("name is not valid UTF-8 (caf\\xE9.jpg): not catalogued") }, "\(errors)")
+        #expect(errors.contains { $0.hasPrefix("name is not valid UTF-8 (\\xFFA): not catalogued") }, "\(errors)")
+        #expect(!errors.contains { $0.contains("No such file") })
+    }
+
     @Test func aFolderReachedAgainThroughALinkIsWalkedOnceAndNoted() async throws {
         let s = try Scratch()
         let root = s.url.appendingPathComponent("photos").path

@@ -201,6 +201,8 @@ import TestSupport
             ("member defined later", Self.manifest([Self.header, Self.album(2, Self.a1, parent: nil, members: [Self.p1]),
                 Self.asset(3, Self.p1, path: "b/1.jpg")]), 2, "not an earlier line"),
             ("path with ..", Self.manifest([Self.header, Self.asset(2, Self.p1, path: "b/1.jpg"), Self.asset(3, Self.p2, path: "b/../../etc/passwd")]), 3, ".."),
+            // ".." then a name starting with a combining mark: one component when split by character.
+            ("path with .. before a combining mark", Self.manifest([Self.header, Self.asset(2, Self.p1, path: "../\u{301}etc/1.jpg")]), 2, ".."),
             ("absolute path", Self.manifest([Self.header, Self.asset(2, Self.p1, path: "/etc/passwd")]), 2, "absolute"),
             ("unknown resource type", Self.manifest([Self.header, Self.asset(2, Self.p1, path: "b/1.jpg", type: "thumbnail")]), 2, "unknown resource type"),
             ("truncated line", Self.manifest([Self.header, Self.asset(2, Self.p1, path: "b/1.jpg"), Self.folder(3, Self.f1)])
