@@ -195,7 +195,9 @@ struct QueryCommand: ParsableCommand {
             print(result.count)
             return
         }
-        try QueryOutput.write(result, format: format, fields: fields)
+        // A table is read by a person, who otherwise wonders where the rest went: what the defaults left out.
+        let unseen = format == .table && inSaved == nil && inAlbum == nil && limit == nil ? try QueryOutput.notShown(catalog, options, shown: result.count) : nil
+        try QueryOutput.write(result, format: format, fields: fields, note: unseen)
     }
 }
 
@@ -304,7 +306,26 @@ enum QueryOutput {
         w.flush()
     }
 
-    static func write(_ result: FetchResult, format: OutputFormat, fields: String?) throws {
+    /// What PhotoKit's defaults left out of a fetch that shows `shown` assets — burst frames other than the
+    /// representative, hidden assets — and the flag that shows them ("2 more burst frames: --all-bursts");
+    /// nil when nothing was. Counted with the same predicate (two counts).
+    static func notShown(_ catalog: Catalog, _ options: FetchOptions, shown: Int) throws -> String? {
+        guard !options.includeAllBurstAssets || !options.includeHiddenAssets else { return nil }
+        var o = options
+        o.sortDescriptors = []
+        o.includeAllBurstAssets = true
+        let withBursts = options.includeAllBurstAssets ? shown : try catalog.countAssets(o)
+        o.includeHiddenAssets = true
+        let withHidden = options.includeHiddenAssets ? withBursts : try catalog.countAssets(o)
+        var parts: [String] = []
+        if withBursts > shown {
+            parts.append("\(withBursts - shown) more burst frame\(withBursts - shown == 1 ? "" : "s"): --all-bursts")
+        }
+        if withHidden > withBursts { parts.append("\(withHidden - withBursts) hidden: --include-hidden") }
+        return parts.isEmpty ? nil : "not shown: " + parts.joined(separator: "; ")
+    }
+
+    static func write(_ result: FetchResult, format: OutputFormat, fields: String?, note: String? = nil) throws {
         let out = BufferedOutput()
         defer { out.flush() }
         let cols = try FieldList.parse(fields, known: Self.fields, default: defaultFields)
@@ -327,7 +348,7 @@ enum QueryOutput {
             var table = Table(cols.map { Table.Column($0, AssetField(rawValue: $0).map(kind) ?? .text) })
             try result.enumerate { _, s in table.append(cols.map { value(s, $0, table: true) }) }
             table.print()
-            print("\(result.count) asset\(result.count == 1 ? "" : "s")")
+            print("\(result.count) asset\(result.count == 1 ? "" : "s")" + (note.map { " (\($0))" } ?? ""))
         }
     }
 

@@ -224,6 +224,16 @@ import TestSupport
         let durations = sorted.stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["duration"] as? Double }
         #expect(durations.count == expected { $0["mediaType"] as? String == "video" }.count)
         #expect(durations == durations.sorted(by: >))
+        // A table says what the defaults left out (the corpus has a burst), and how to see it.
+        func counted(_ args: [String]) throws -> Int {
+            Int(try ProbeCommandTests.shoebox(["query", "--catalog", catalog, "--count"] + args).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        let shown = try counted([]), frames = try counted(["--all-bursts"]) - shown
+        #expect(frames > 0)
+        let table = try ProbeCommandTests.shoebox(["query", "--catalog", catalog]).stdout
+        #expect(table.hasSuffix("\n\(shown) assets (not shown: \(frames) more burst frames: --all-bursts)\n"), "\(table.suffix(200))")
+        let everything = try ProbeCommandTests.shoebox(["query", "--catalog", catalog, "--all-bursts", "--include-hidden"]).stdout
+        #expect(everything.hasSuffix("\n\(shown + frames) assets\n"), "\(everything.suffix(200))")
         // A mistake is reported with its position, exit 2.
         let bad = try ProbeCommandTests.shoebox(["query", "--catalog", catalog, "mediaType == vidoe"])
         #expect(bad.status == 2)
