@@ -58,6 +58,14 @@ public struct FolderWalker {
     /// Whether every folder has been returned.
     public var isDone: Bool { loose.isEmpty && stack.isEmpty }
 
+    /// Why a folder could not be read: the system's words, and for a path past PATH_MAX how long it is and
+    /// that nothing below it is catalogued (the files it holds cannot be opened by path).
+    static func why(_ e: Int32, _ path: String) -> String {
+        let text = String(cString: strerror(e))
+        guard e == ENAMETOOLONG else { return text }
+        return "\(text) (\(path.utf8.count) bytes, more than the \(PATH_MAX) the system allows): nothing below it is catalogued"
+    }
+
     /// The next folder, or nil when the walk is done.
     public mutating func next() -> FolderBatch? {
         if let shard, !shard.ownsFiles(inRelativeFolder: "") { loose = [] }  // file roots form the unit ""
@@ -70,7 +78,7 @@ public struct FolderWalker {
         while let (dir, relDir) = stack.popLast() {
             var st = stat()
             guard stat(dir, &st) == 0 else {
-                return FolderBatch(dir: dir, files: [], error: "cannot stat folder: \(String(cString: strerror(errno)))")
+                return FolderBatch(dir: dir, files: [], error: "cannot stat folder: " + Self.why(errno, dir))
             }
             let id = Crawler.DirID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
             if seen.contains(id) {
@@ -81,7 +89,7 @@ public struct FolderWalker {
             }
             seen.insert(id)
             guard let (listing, dirFD) = crawler.listing(dir) else {
-                return FolderBatch(dir: dir, files: [], error: "cannot open folder: \(String(cString: strerror(errno)))")
+                return FolderBatch(dir: dir, files: [], error: "cannot open folder: " + Self.why(errno, dir))
             }
             defer { close(dirFD) }
             let names = listing.names

@@ -597,9 +597,11 @@ public final class Ingestor: Sendable {
     /// (Benchmarks/README.md, session 11).
     static let firstIngestWriterCacheKiB = 8 * 1024
 
-    /// Whether nothing in the folder is new, changed or gone.
+    /// Whether nothing in the folder is new, changed or gone. Never for a folder that could not be read: it
+    /// has no files, and when the catalog has none there either it looked unchanged, and its error was lost
+    /// (an unreadable folder, or one past PATH_MAX, met for the first time: nothing said it was not walked).
     static func isUnchanged(_ batch: FolderBatch, _ rows: [FileRow], root: String) -> Bool {
-        guard rows.count == batch.files.count else { return false }
+        guard batch.error == nil, rows.count == batch.files.count else { return false }
         var byPath: [String: FileRow] = [:]
         for r in rows { byPath[r.path] = r }
         for f in batch.files {

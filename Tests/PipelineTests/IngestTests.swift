@@ -249,6 +249,46 @@ extension IngestTests {
         #expect(!errors.contains { $0.contains("No such file") })
     }
 
+    /// A folder the walk cannot read is an error the first time it is met, not only once the catalog holds
+    /// files there: a folder with no stored files and none listed looked unchanged, and its error was lost.
+    /// Here a folder whose path passes PATH_MAX (made a level at a time by descriptor): nothing said the file
+    /// in it was not catalogued. (An unreadable folder goes the same way, but permissions do not stop root,
+    /// who runs CI.)
+    @Test func aFolderThatCannotBeReadIsAnErrorTheFirstTimeItIsMet() async throws {
+        let s = try Scratch()
+        let root = s.url.appendingPathComponent("photos").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Data(HashModeTests.jpeg(size: 4096)).write(to: URL(fileURLWithPath: root + "/ok.jpg"))
+        let name = String(repeating: "d", count: 200)
+        var fds = [open(root, O_RDONLY | O_DIRECTORY)]
+        var length = root.utf8.count
+        while length <= 4200 {
+            #expect(mkdirat(fds.last!, name, 0o755) == 0)
+            fds.append(openat(fds.last!, name, O_RDONLY | O_DIRECTORY))
+            length += name.utf8.count + 1
+        }
+        let jpeg = HashModeTests.jpeg(size: 4096, seed: 1)
+        let f = openat(fds.last!, "deep.jpg", O_CREAT | O_WRONLY, 0o644)
+        #expect(f >= 0 && write(f, jpeg, jpeg.count) == jpeg.count)
+        close(f)
+        defer {
+            // Removed bottom-up by descriptor: no path names the deepest folders.
+            unlinkat(fds.last!, "deep.jpg", 0)
+            for k in stride(from: fds.count - 1, to: 0, by: -1) {
+                close(fds[k])
+                unlinkat(fds[k - 1], name, AT_REMOVEDIR)
+            }
+            close(fds[0])
+        }
+        let catalog = try Catalog(path: s.catalogPath)
+        let summary = try await Self.ingest([root], catalog)
+        #expect(try catalog.allAssets().map(\.asset.id) == ["ok.jpg"])
+        #expect(summary.outcomes.failed == 1, "\(summary.outcomes)")
+        let errors = try catalog.errors()
+        #expect(errors.count == 1)
+        #expect(errors.first.map { $0.path.utf8.count > 4096 && $0.reason.contains("File name too long") } == true, "\(errors)")
+    }
+
     @Test func aFolderReachedAgainThroughALinkIsWalkedOnceAndNoted() async throws {
         let s = try Scratch()
         let root = s.url.appendingPathComponent("photos").path
