@@ -90,12 +90,13 @@ struct ReportCommand: AsyncParsableCommand {
         reporter.finish()
         let t = summary.thumbnails
         for e in t.errors { FileHandle.standardError.write(Data("error: \(e)\n".utf8)) }
+        func counted(_ n: Int, _ one: String) -> String { "\(n) \(one)\(n == 1 ? "" : "s")" }
         let thumbText =
             noRender
             ? "thumbnails not rendered"
-            : "thumbnails: \(t.created.count) files written, \(t.existing) already present, \(t.errors.count) errors, \(String(format: "%.1f", summary.thumbnailSeconds)) s"
+            : "thumbnails: \(counted(t.created.count, "file")) written, \(t.existing) already present, \(counted(t.errors.count, "error")), \(String(format: "%.1f", summary.thumbnailSeconds)) s"
         print(
-            "report: \(summary.assets) assets, \(summary.pages) pages in \(out) (\(String(format: "%.1f", summary.pageSeconds)) s); "
+            "report: \(counted(summary.assets, "asset")), \(counted(summary.pages, "page")) in \(out) (\(String(format: "%.1f", summary.pageSeconds)) s); "
                 + "\(thumbText); \(summary.missingPictures) shown without a thumbnail")
         if !t.errors.isEmpty { throw ExitCode(1) }
     }
