@@ -218,8 +218,9 @@ public final class Ingestor: Sendable {
 
     public func run(progress: (@Sendable (IngestProgress) -> Void)? = nil) async throws -> IngestSummary {
         let start = Date()
-        let roots = options.roots.map { Self.absolute($0) }
+        let (roots, coveredRoots) = Self.distinctRoots(options.roots.map { Self.absolute($0) })
         var summary = IngestSummary()
+        if let note = Self.coveredRootsNote(coveredRoots) { summary.notes.append(note) }
         // A run killed outright is still `running` with a dead pid: it was interrupted. Either way, this run
         // completes it (committed folders are unchanged and cost nothing).
         let reaped = try catalog.reapDeadRuns()
@@ -526,6 +527,36 @@ public final class Ingestor: Sendable {
         let more = revisited.count > 3 ? ", and \(revisited.count - 3) more" : ""
         let folders = revisited.count == 1 ? "1 folder reached again under another path was" : "\(revisited.count) folders reached again under other paths were"
         return "\(folders) not walked twice: \(shown)\(more)"
+    }
+
+    /// The roots to walk, in the order given, without those another root covers — the same folder again
+    /// (as written, or through a link: compared by real path) or a folder or file inside another root —
+    /// which would be walked twice, every file counted twice in the summary ("6 files" for a tree of 3);
+    /// and those left out, each with the root that covers it. Their folders keep their known roots all the
+    /// same (`enclosingRoot`).
+    static func distinctRoots(_ roots: [String]) -> (walk: [String], covered: [(root: String, by: String, same: Bool)]) {
+        func real(_ p: String) -> String { realpath(p, nil).map { r in defer { free(r) }; return String(cString: r) } ?? p }
+        let reals = roots.map(real)
+        var walk: [String] = [], covered: [(root: String, by: String, same: Bool)] = []
+        for (k, root) in roots.enumerated() {
+            // Covered by an earlier root (the same or an enclosing one), or by a later one that encloses it.
+            let by = roots.indices.first { j in
+                j != k && PathText.isInside(reals[k], reals[j]) && (j < k || !reals[j].utf8.elementsEqual(reals[k].utf8))
+            }
+            if let by { covered.append((root, roots[by], reals[by].utf8.elementsEqual(reals[k].utf8))) } else { walk.append(root) }
+        }
+        return (walk, covered)
+    }
+
+    /// The summary's note on roots walked once though given more than once or inside another.
+    static func coveredRootsNote(_ covered: [(root: String, by: String, same: Bool)]) -> String? {
+        guard !covered.isEmpty else { return nil }
+        let shown = covered.prefix(3).map { c in
+            c.root.utf8.elementsEqual(c.by.utf8) ? "\(c.root) was given twice" : c.same ? "\(c.root) is \(c.by)" : "\(c.root) is inside \(c.by)"
+        }
+        let more = covered.count > 3 ? ", and \(covered.count - 3) more" : ""
+        let roots = covered.count == 1 ? "1 root was" : "\(covered.count) roots were"
+        return "\(roots) not walked on its own, another root covers it: \(shown.joined(separator: ", "))\(more)"
     }
 
     /// `absolute(_:)` for callers outside the pipeline (the catalog path given on the command line).

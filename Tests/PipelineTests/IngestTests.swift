@@ -289,12 +289,41 @@ extension IngestTests {
         #expect(errors.first.map { $0.path.utf8.count > 4096 && $0.reason.contains("File name too long") } == true, "\(errors)")
     }
 
+    /// A folder `photos` in the scratch folder holding two generated JPEGs at these paths below it (folders
+    /// made as needed); its path.
+    static func twoPhotos(_ s: Scratch, _ first: String, _ second: String) throws -> String {
+        let root = s.url.appendingPathComponent("photos").path
+        for (k, rel) in [first, second].enumerated() {
+            let path = root + "/" + rel
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(HashModeTests.jpeg(size: 4096, seed: k)).write(to: URL(fileURLWithPath: path))
+        }
+        return root
+    }
+
+    /// A root given twice, inside another root, or reached through a link to another root is walked once:
+    /// walked again, every file of it was counted twice in the summary ("6 files" for a tree of 3). The note
+    /// says which roots were left out and why.
+    @Test func rootsCoveredByAnotherAreWalkedOnceAndNoted() async throws {
+        let s = try Scratch()
+        let root = try Self.twoPhotos(s, "a/1.jpg", "2.jpg")
+        let link = s.url.appendingPathComponent("link").path
+        #expect(symlink(root, link) == 0)
+        let catalog = try Catalog(path: s.catalogPath)
+        let summary = try await Self.ingest([root + "/a", root, root, link, link + "/a/1.jpg"], catalog)
+        #expect(summary.filesSeen == 2 && summary.inserted == 2, "\(summary.filesSeen) files, \(summary.inserted) inserted")
+        let note = try #require(summary.notes.first { $0.contains("not walked on its own") })
+        #expect(
+            note == "4 roots were not walked on its own, another root covers it: \(root)/a is inside \(root), \(root) was given twice, "
+                + "\(link) is \(root), and 1 more", "\(note)")
+        #expect(try catalog.allAssets().map(\.asset.id).sorted() == ["2.jpg", "a/1.jpg"])
+        #expect(Ingestor.distinctRoots(["/x/y", "/x"]).walk == ["/x"] && Ingestor.distinctRoots(["/x", "/x-old"]).walk == ["/x", "/x-old"])
+        #expect(Ingestor.coveredRootsNote([]) == nil)
+    }
+
     @Test func aFolderReachedAgainThroughALinkIsWalkedOnceAndNoted() async throws {
         let s = try Scratch()
-        let root = s.url.appendingPathComponent("photos").path
-        try FileManager.default.createDirectory(atPath: root + "/a", withIntermediateDirectories: true)
-        try Data(HashModeTests.jpeg(size: 4096)).write(to: URL(fileURLWithPath: root + "/a/IMG_0001.JPG"))
-        try Data(HashModeTests.jpeg(size: 4096, seed: 1)).write(to: URL(fileURLWithPath: root + "/IMG_0002.JPG"))
+        let root = try Self.twoPhotos(s, "a/IMG_0001.JPG", "IMG_0002.JPG")
         #expect(symlink(root, root + "/a/loop") == 0)  // a cycle back to the root
         #expect(symlink(root + "/a", root + "/z-again") == 0)  // a second path to a/, met after it
         let catalog = try Catalog(path: s.catalogPath)
