@@ -466,8 +466,12 @@ enum SummaryText {
             let pruned = s.thumbnailsPruned.map { ", \($0.removed.count) stale removed" } ?? ""
             lines.append("  thumbnails: \(t.created.count) written, \(t.existing) already present, \(t.errors.count) errors\(pruned)")
         }
-        lines.append(
-            "  limits: at most \(s.peakConcurrentFiles) \(s.peakConcurrentFiles == 1 ? "file" : "files") at once; \(s.filesAbandoned) abandoned over the time budget, \(s.filesSkipped) skipped; peak memory \(ResourceLimits.peakMemoryBytes() >> 20) MiB")
+        // "at most 0 files at once" read as a limit of nothing on a run that probed nothing.
+        let probing =
+            s.peakConcurrentFiles == 0
+            ? "no file probed"
+            : "at most \(s.peakConcurrentFiles) \(s.peakConcurrentFiles == 1 ? "file" : "files") probed at once; \(s.filesAbandoned) abandoned over the time budget, \(s.filesSkipped) skipped"
+        lines.append("  limits: \(probing); peak memory \(ResourceLimits.peakMemoryBytes() >> 20) MiB")
         for (name, n) in s.counts { lines.append("  \(name): \(n)") }
         if s.errors > 0 { lines.append("  errors: \(s.errors) (shoebox errors --catalog \(catalog))") }
         if s.outcomes.skippedTotal > 0 { lines.append("  skipped files: shoebox skipped --catalog \(catalog)") }
