@@ -219,8 +219,10 @@ public struct Crawler: Sendable {
         }
         let names = listing.names
         let base = path.hasSuffix("/") ? path : path + "/"
-        for (shown, why) in listing.notUTF8 { try visit(CrawlEntry(path: base + shown, error: why)) }
         let keys = companionKeys(inFolder: relative, names: names)
+        for (shown, why) in listing.notUTF8 where accepts(relative.isEmpty ? shown : relative + "/" + shown, isDirectory: false, companionKeys: keys) {
+            try visit(CrawlEntry(path: base + shown, error: why))
+        }
         for name in names {
             let rel = relative.isEmpty ? name : relative + "/" + name
             try walk(path: base + name, relative: rel, companions: keys, seen: &seen, depth: depth + 1, visit: visit)
