@@ -11,7 +11,9 @@ struct QueryCommand: ParsableCommand {
         abstract: "Fetch assets with an NSPredicate-style predicate and/or osxphotos-style filters.",
         discussion: """
             The predicate language is described in docs/predicates.md. A mistake is reported with a caret \
-            under it.
+            under it. As PhotoKit's fetches, a query leaves out hidden assets and the frames of a burst \
+            other than its representative unless asked (--include-hidden, --all-bursts); a table's last \
+            line says how many it left out.
 
             Examples:
               shoebox query --live --year 2024
