@@ -2,6 +2,7 @@
 // SHOEBOX_MEDIA_FN, a pointer typed from the real declaration; the fixed-signature calls go through stubs.c.
 #include "loader.h"
 #include "../CVips/shim.h"
+#include <vips/vector.h>
 
 static void shoebox_vips_log_nothing(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain; (void)level; (void)message; (void)data;
@@ -15,6 +16,10 @@ int shoebox_vips_init(const char *argv0) {
     if (vips_init(argv0)) return -1;
     g_log_set_handler("VIPS", (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO),
                       shoebox_vips_log_nothing, NULL);
+    /* No code generated at run time (liborc): Debian's orc 0.4.33 crashed once in CI inside its own code
+       (a bad pointer while the thumbnail tests rendered on several threads), and the thumbnails take as long
+       without it (the corpus: 3.3-3.4 s either way; Benchmarks/README.md, session 30). */
+    SHOEBOX_MEDIA_FN(SHOEBOX_LIB_VIPS, vips_vector_set_enabled)(FALSE);
     /* No operation cache: every file is opened once, and a cache would hold decoded tiles. */
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
