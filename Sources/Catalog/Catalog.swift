@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import Synchronization
 import PhotoModel
+import Synchronization
 
 /// An error from the catalog, with a code a command can map to an exit status.
 public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -343,7 +343,6 @@ public final class Catalog: Sendable {
     /// cursor: only the kept ones are held (the ingest asks for the few its walk did not reach, among 21.7k
     /// at 100k files).
     public func directories(under path: String, where keep: (String) -> Bool) throws(CatalogError) -> [String] {
-        let prefix = path == "/" ? "/" : path + "/"
         // One range of the dir index, in order: from `path` to the prefix with its "/" made "0", the next
         // byte, which bounds every text that starts with the prefix whatever follows (an upper bound of
         // prefix + U+FFFF left out folders whose name starts with a character past it, an emoji: a vanished
@@ -356,7 +355,7 @@ public final class Catalog: Sendable {
             let dirs = try String.fetchCursor(
                 db, sql: "SELECT DISTINCT dir FROM file WHERE dir >= ? AND dir < ? ORDER BY dir", arguments: [path, end])
             while let d = try dirs.next() {
-                guard d.utf8.starts(with: prefix.utf8) || d.utf8.elementsEqual(path.utf8) else { continue }  // bytes, as SQLite compares
+                guard PathText.isInside(d, path) else { continue }  // by bytes, as SQLite compares
                 if keep(d) { kept.append(d) }
             }
             return kept

@@ -174,13 +174,10 @@ extension Catalog {
                     FROM asset WHERE trashed_at IS NULL AND (local_date IS NOT NULL OR creation_date IS NOT NULL)
                     ORDER BY id
                     """)
-            // Rows come in ascending order, as `order.byRow` lists them: one walk finds every position.
-            var next = 0
             while let r = try rows.next() {
                 let id: Int64 = r[0]
-                while next < order.byRow.count && order.rows[Int(order.byRow[next])] < id { next += 1 }
-                guard next < order.byRow.count, order.rows[Int(order.byRow[next])] == id else { continue }  // not in this read: cannot be
-                body(id, Int(order.byRow[next]), AssetDate(local: r[1], offsetSeconds: r[2]), r[3], r[4], places.intern(r[5] as String?))
+                guard let position = order.position(ofRow: id) else { continue }  // not in this read: cannot be
+                body(id, position, AssetDate(local: r[1], offsetSeconds: r[2]), r[3], r[4], places.intern(r[5] as String?))
             }
             return order
         }
@@ -239,7 +236,7 @@ public struct AssetOrder: Sendable {
     /// `rows[k]`: the row of the k-th asset in local identifier order.
     public let rows: [Int64]
     /// Positions in `rows`, sorted by the row they hold.
-    let byRow: [Int32]
+    private let byRow: [Int32]
 
     public init(rows: [Int64]) {
         self.rows = rows

@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import PhotoModel
 
 /// Where the catalog is, and which setting chose it.
 ///
@@ -145,8 +146,8 @@ extension IngestScope {
     /// dropped for the outer one), with the run's include/exclude and options.
     public func merged(with run: IngestScope) -> IngestScope {
         var all = roots
-        for r in run.roots where !all.contains(where: { Ingestor.isInside(r, $0) }) {
-            all.removeAll { Ingestor.isInside($0, r) }
+        for r in run.roots where !all.contains(where: { PathText.isInside(r, $0) }) {
+            all.removeAll { PathText.isInside($0, r) }
             all.append(r)
         }
         var next = run

@@ -63,6 +63,14 @@ public struct Crawler: Sendable {
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// The path with every link resolved (`realpath`), or the path itself when it cannot be resolved.
+    static func realPath(_ path: String) -> String {
+        realpath(path, nil).map { p in
+            defer { free(p) }
+            return String(cString: p)
+        } ?? path
+    }
+
     /// Whether a directory is gone: not there (or a path through a file), or no longer a directory. One
     /// that cannot be reached (a parent without permission) is not gone.
     public static func isMissingDirectory(_ path: String) -> Bool {
@@ -115,22 +123,24 @@ public struct Crawler: Sendable {
         var notUTF8: [(shown: String, reason: String)] = []
     }
 
-    /// Why a name made of these bytes cannot be catalogued (they are not UTF-8), or nil.
-    static func notUTF8Reason(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        guard String(validating: bytes, as: UTF8.self) == nil else { return nil }
-        var escaped = ""
-        var i = 0
-        while i < bytes.count {
-            // The longest valid run from here, then one byte that is not.
-            var j = bytes.count
-            while j > i, String(validating: UnsafeBufferPointer(rebasing: bytes[i..<j]), as: UTF8.self) == nil { j -= 1 }
-            if j > i {
-                escaped += String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<j]), as: UTF8.self)
-                i = j
-            } else {
-                let hex = String(bytes[i], radix: 16, uppercase: true)
-                escaped += "\\x" + (hex.count == 1 ? "0" : "") + hex
-                i += 1
+    /// Why a name made of these bytes (not UTF-8) cannot be catalogued: the name, its bad bytes escaped.
+    static func notUTF8Reason(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var escaped = "", offset = 0
+        var parser = Unicode.UTF8.ForwardParser()
+        var input = bytes.makeIterator()
+        parsing: while true {
+            switch parser.parseScalar(from: &input) {
+            case .valid(let encoded):
+                escaped.unicodeScalars.append(Unicode.UTF8.decode(encoded))
+                offset += encoded.count
+            case .error(let length):
+                for byte in bytes[offset..<offset + length] {
+                    let hex = String(byte, radix: 16, uppercase: true)
+                    escaped += "\\x" + (hex.count == 1 ? "0" : "") + hex
+                }
+                offset += length
+            case .emptyInput:
+                break parsing
             }
         }
         return "name is not valid UTF-8 (\(escaped)): not catalogued, as paths are stored as text; rename it in UTF-8 (Latin-1 names: convmv -f latin1 -t utf8 --notest)"

@@ -83,8 +83,7 @@ public struct FolderWalker {
             let id = Crawler.DirID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
             if seen.contains(id) {
                 // Its files are the ones walked under its first path (the catalog keeps one path per file).
-                let sameAs = realpath(dir, nil).map { p in defer { free(p) }; return String(cString: p) } ?? dir
-                revisited.append((dir, sameAs))
+                revisited.append((dir, Crawler.realPath(dir)))
                 continue
             }
             seen.insert(id)

@@ -523,10 +523,13 @@ public final class Ingestor: Sendable {
     /// are catalogued under the path walked first.
     static func revisitedNote(_ revisited: [(path: String, sameAs: String)]) -> String? {
         guard !revisited.isEmpty else { return nil }
-        let shown = revisited.prefix(3).map { "\($0.path) is \($0.sameAs)" }.joined(separator: ", ")
-        let more = revisited.count > 3 ? ", and \(revisited.count - 3) more" : ""
         let folders = revisited.count == 1 ? "1 folder reached again under another path was" : "\(revisited.count) folders reached again under other paths were"
-        return "\(folders) not walked twice: \(shown)\(more)"
+        return "\(folders) not walked twice: " + firstFew(revisited.map { "\($0.path) is \($0.sameAs)" })
+    }
+
+    /// A note's list: the first three, and how many more.
+    static func firstFew(_ items: [String]) -> String {
+        items.prefix(3).joined(separator: ", ") + (items.count > 3 ? ", and \(items.count - 3) more" : "")
     }
 
     /// The roots to walk, in the order given, without those another root covers — the same folder again
@@ -535,8 +538,7 @@ public final class Ingestor: Sendable {
     /// and those left out, each with the root that covers it. Their folders keep their known roots all the
     /// same (`enclosingRoot`).
     static func distinctRoots(_ roots: [String]) -> (walk: [String], covered: [(root: String, by: String, same: Bool)]) {
-        func real(_ p: String) -> String { realpath(p, nil).map { r in defer { free(r) }; return String(cString: r) } ?? p }
-        let reals = roots.map(real)
+        let reals = roots.map(Crawler.realPath)
         var walk: [String] = [], covered: [(root: String, by: String, same: Bool)] = []
         for (k, root) in roots.enumerated() {
             // Covered by an earlier root (the same or an enclosing one), or by a later one that encloses it.
@@ -551,12 +553,11 @@ public final class Ingestor: Sendable {
     /// The summary's note on roots walked once though given more than once or inside another.
     static func coveredRootsNote(_ covered: [(root: String, by: String, same: Bool)]) -> String? {
         guard !covered.isEmpty else { return nil }
-        let shown = covered.prefix(3).map { c in
-            c.root.utf8.elementsEqual(c.by.utf8) ? "\(c.root) was given twice" : c.same ? "\(c.root) is \(c.by)" : "\(c.root) is inside \(c.by)"
-        }
-        let more = covered.count > 3 ? ", and \(covered.count - 3) more" : ""
         let roots = covered.count == 1 ? "1 root was" : "\(covered.count) roots were"
-        return "\(roots) not walked on its own, another root covers it: \(shown.joined(separator: ", "))\(more)"
+        return "\(roots) not walked on its own, another root covers it: "
+            + firstFew(covered.map { c in
+                c.root.utf8.elementsEqual(c.by.utf8) ? "\(c.root) was given twice" : c.same ? "\(c.root) is \(c.by)" : "\(c.root) is inside \(c.by)"
+            })
     }
 
     /// `absolute(_:)` for callers outside the pipeline (the catalog path given on the command line).
@@ -581,17 +582,14 @@ public final class Ingestor: Sendable {
     /// The known root that contains `dir` (the outermost, so that ingesting `big/copy1` after `big` keeps
     /// `big`), or nil.
     static func enclosingRoot(of dir: String, known: [String]) -> String? {
-        known.filter { isInside(dir, $0) }.min { $0.count < $1.count }
+        known.filter { PathText.isInside(dir, $0) }.min { $0.count < $1.count }
     }
-
-    /// Whether folder `dir` is `root` or below it.
-    static func isInside(_ dir: String, _ root: String) -> Bool { PathText.isInside(dir, root) }
 
     /// The root a folder's files and assets belong to: the one its rows already carry, else the innermost
     /// known root around it (a new folder beside catalogued ones), else the root being walked.
     static func folderRoot(_ dir: String, rows: [FileRow], known: [String], walkRoot: String) -> String {
-        if let r = rows.first?.root, isInside(dir, r) { return r }
-        let inner = known.filter { isInside(dir, $0) }.max { $0.count < $1.count }
+        if let r = rows.first?.root, PathText.isInside(dir, r) { return r }
+        let inner = known.filter { PathText.isInside(dir, $0) }.max { $0.count < $1.count }
         guard let inner, inner.count > walkRoot.count else { return walkRoot }
         return inner
     }

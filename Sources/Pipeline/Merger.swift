@@ -1,6 +1,7 @@
 import Catalog
 import Classify
 import Foundation
+import PhotoModel
 import MediaProbe
 import Organize
 
@@ -138,7 +139,7 @@ public struct Merger: Sendable {
             }
             report.folders = dirs.count
             func owned(_ dir: String) -> Bool {
-                guard let root = roots.filter({ Ingestor.isInside(dir, $0) }).max(by: { $0.count < $1.count }) else {
+                guard let root = roots.filter({ PathText.isInside(dir, $0) }).max(by: { $0.count < $1.count }) else {
                     return false
                 }
                 return assignment.ownsFiles(inFolder: dir, root: root)
