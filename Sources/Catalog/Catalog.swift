@@ -569,7 +569,7 @@ public final class Catalog: Sendable {
                     }
                     // New facts replace the stored ones; a row re-derived from its stored facts (facts nil, version
                     // kept) leaves them; a row without facts (unreadable) has none.
-                    if let blob = f.facts {
+                    if let blob = try f.facts ?? f.spooledFacts?.bytes() {
                         var facts = try st.binder(.insertFacts)
                         facts.text(f.path)
                         facts.blob(blob)
@@ -622,8 +622,9 @@ public final class Catalog: Sendable {
                 for path in i.resourcePaths { links[FilePathKey(path)] = id }
             }
             guard let incoming = c.assets else { return records }
-            // Each asset's column values, made once for the digest and the row (before the writer, mostly).
-            let columnValues = c.derived?.values ?? incoming.map(values)
+            // Each asset's column values, made once for the digest and the row (before the writer, mostly); a
+            // very large folder's are made again one asset at a time instead of being held.
+            let columnValues = c.derived.map(\.values) ?? (c.holdsValues ? incoming.map(values) : nil)
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO folder_digest(dir, digest) VALUES (?, ?)")
                 .execute(arguments: [c.dir, c.derived?.digest ?? Self.derivationDigest(c, columnValues: columnValues)])
             if let t = c.takeoutAlbumTitle {
@@ -674,13 +675,13 @@ public final class Catalog: Sendable {
             for (k, input) in incoming.enumerated() {
                 if let old = olds[k] {
                     let id: Int64 = old["id"]
-                    let changed = try Self.update(db, id: id, old: old, input, values: columnValues[k], stored: stored)
+                    let changed = try Self.update(db, id: id, old: old, input, values: columnValues?[k] ?? values(input), stored: stored)
                     if !changed.isEmpty {
                         records.append(try Self.record(db, c.runID, "asset", old["local_identifier"], "updated", changed, using: st))
                     }
                     link(id, input)
                 } else {
-                    let (id, lid) = try Self.insert(db, input, values: columnValues[k], using: st)
+                    let (id, lid) = try Self.insert(db, input, values: columnValues?[k] ?? values(input), using: st)
                     records.append(try Self.record(db, c.runID, "asset", lid, "inserted", [], using: st))
                     link(id, input)
                 }

@@ -47,6 +47,8 @@ public struct FileRow: Sendable, Equatable {
     /// The file's probe facts (a `ProbeReport` as JSON) when they are being written; nil on rows read back
     /// (`probeVersion` says whether facts are stored) and on rows whose stored facts are kept.
     public var facts: [UInt8]?
+    /// New facts set aside in a spool instead of `facts` (a very large folder's files; see `BlobSpool`).
+    public var spooledFacts: SpooledBlob?
     /// The version of the probe that wrote the stored facts; nil when none are stored.
     public var probeVersion: Int?
     /// For a skipped file (`status` "skipped": not media): what it looks like (`text`, `json`, `system`…).
@@ -58,7 +60,7 @@ public struct FileRow: Sendable, Equatable {
     public init(
         path: String, root: String, dir: String, fingerprint: FileFingerprint, contentHash: String?, kind: String, role: String,
         status: String, lastError: String?, facts: [UInt8]?, probeVersion: Int?, skipCategory: String? = nil,
-        sampleHash: String? = nil
+        sampleHash: String? = nil, spooledFacts: SpooledBlob? = nil
     ) {
         self.path = path
         self.root = root
@@ -73,7 +75,11 @@ public struct FileRow: Sendable, Equatable {
         self.probeVersion = probeVersion
         self.skipCategory = skipCategory
         self.sampleHash = sampleHash
+        self.spooledFacts = spooledFacts
     }
+
+    /// Whether the row carries facts to write (in memory or spooled).
+    public var hasNewFacts: Bool { facts != nil || spooledFacts != nil }
 }
 
 /// An assembled asset to store, with what only the pipeline knows (hashes, root).
@@ -163,8 +169,12 @@ public struct FolderCommit: Sendable {
     /// Each asset's column values and the folder's derivation digest, made by `deriveColumns()` before the
     /// commit reaches the writer (which otherwise makes them: they were a fifth of its work, and the last
     /// batch of a walk is written while every other thread waits). Changing `assets` or `takeoutAlbumTitle`
-    /// forgets them.
-    public internal(set) var derived: (values: [Catalog.ColumnValues], digest: String)?
+    /// forgets them. `values` is nil when `holdsValues` is false.
+    public internal(set) var derived: (values: [Catalog.ColumnValues]?, digest: String)?
+    /// False for a very large folder: its assets' column values (~1.1 KB an asset, 33 MB of a 30,000-file
+    /// folder) are not held for the commit but made by the writer one asset at a time, and the digest from
+    /// them as they are made.
+    public var holdsValues = true
     /// Stored files (of other folders) whose partial hash was completed to a full one for this commit: their
     /// `file` and `resource` rows get the full hash in the same transaction.
     public var completedHashes: [CompletedHash] = []
@@ -172,6 +182,10 @@ public struct FolderCommit: Sendable {
     /// Makes `derived` (on the caller's thread: a probe worker's, not the writer's).
     public mutating func deriveColumns() {
         guard let assets else { return }
+        guard holdsValues else {
+            derived = (nil, Catalog.derivationDigest(self))
+            return
+        }
         let values = assets.map(Catalog.values)
         derived = (values, Catalog.derivationDigest(self, columnValues: values))
     }

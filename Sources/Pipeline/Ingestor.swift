@@ -48,6 +48,11 @@ public struct IngestOptions: Sendable {
     /// Files whose stored facts are read and decoded at once when a folder is derived again (a window, so a big
     /// folder's blobs are not all held at once). Only tests change it.
     public var factsWindow = 1024
+    /// A folder of at least this many files is large: the encoded facts of the files probed in it are set
+    /// aside in a spool file until its commit is written (~2 KB a file; see `BlobSpool`), and its assets'
+    /// column values are made by the writer as it writes them rather than held (`FolderCommit.holdsValues`).
+    /// Tests set 1 to treat every folder so.
+    public var largeFolder = 2048
     /// Asked at every folder boundary: true stops the run there (SIGINT/SIGTERM); what was committed
     /// stays, the run is marked `interrupted` and the next ingest finishes the job.
     public var stopRequested: (@Sendable () -> Bool)?
@@ -640,6 +645,14 @@ public final class Ingestor: Sendable {
         return true
     }
 
+    /// Where a very large folder's facts are spooled: beside the catalog (on the disk it is written to), else
+    /// in the temporary folder.
+    var spoolDirectories: [String] {
+        let p = catalog.path
+        let dir = p.lastIndex(of: "/").map { $0 == p.startIndex ? "/" : String(p[..<$0]) } ?? "."
+        return [dir, NSTemporaryDirectory()]
+    }
+
     /// Probes what changed in one folder (`rows`: its stored fingerprints) and assembles it.
     func prepare(
         _ batch: FolderBatch, rows: [FileRow], root: String, runID: Int64, partial: Bool = false, rederive: Bool = false, pool: FileWorkPool
@@ -702,18 +715,20 @@ public final class Ingestor: Sendable {
         let hook = options.beforeProbe
         let mode = options.hashMode
         // Each file is judged and its facts encoded on the worker that probed it, so its report is dropped
-        // there: a folder holds its files' judgements and encoded facts, not their reports.
+        // there: a folder holds its files' judgements and encoded facts, not their reports. A very large
+        // folder's facts are set aside in a spool file until its commit is written (`BlobSpool`).
+        let spool = toProbe.count >= options.largeFolder ? BlobSpool(directories: spoolDirectories, name: PathText.fileName(catalog.path) + "-facts") : nil
         let probed: [ProbedFile] = await pool.runBatch(
             toProbe,
             { f, deadline in
                 hook?(f.path)
                 guard f.error == nil else {
                     let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline)
-                    return ProbedFile(f, report, hash: nil, rules: rules)
+                    return ProbedFile(f, report, hash: nil, rules: rules, spool: spool)
                 }
                 // One open: the probe reads headers and tails, the hash (media only) streams the file once.
                 let (report, hash) = prober.probe(path: f.path, deadline: deadline, hash: mode, seen: f.seen)
-                return ProbedFile(f, report, hash: hash, rules: rules)
+                return ProbedFile(f, report, hash: hash, rules: rules, spool: spool)
             },
             abandoned: { f, budget in ProbedFile(f, ProbeRunner.abandonedReport(f.path, budget: budget), hash: nil, rules: rules) },
             skipped: { f, stuck in ProbedFile(f, ProbeRunner.skippedReport(f.path, stuck: stuck), hash: nil, rules: rules) })
@@ -750,8 +765,8 @@ public final class Ingestor: Sendable {
             files.append(
                 FileRow(
                     path: f.path, root: root, dir: batch.dir, fingerprint: fp, contentHash: p.hash, kind: c.kind.rawValue,
-                    role: c.role.rawValue, status: status, lastError: note, facts: p.facts, probeVersion: p.facts == nil ? nil : Prober.version,
-                    skipCategory: notMedia?.category, sampleHash: p.hash.flatMap { ContentHasher.isPartial($0) ? $0 : nil }))
+                    role: c.role.rawValue, status: status, lastError: note, facts: p.facts, probeVersion: p.hasFacts ? Prober.version : nil,
+                    skipCategory: notMedia?.category, sampleHash: p.hash.flatMap { ContentHasher.isPartial($0) ? $0 : nil }, spooledFacts: p.spooled))
         }
         for k in known {
             let (row, c, rewritten) = (k.row, k.c, k.rewritten)
@@ -762,7 +777,7 @@ public final class Ingestor: Sendable {
 
         let (commit, orphans) = Self.commit(
             consume classifications, hashes: hashes, files: files, vanished: vanished, errors: prepared.errors, root: root, dir: batch.dir,
-            runID: runID)
+            runID: runID, large: batch.files.count >= options.largeFolder)
         prepared.commit = commit
         prepared.orphans = orphans
         return prepared
@@ -791,16 +806,21 @@ public final class Ingestor: Sendable {
         var notMedia: NotMedia?
         var hash: String?
         var classification: FileClassification
-        /// The facts as stored; nil for a file that could not be stat'ed (no file row is written for it).
+        /// The facts as stored, held here or set aside in `spooled`; neither for a file that could not be
+        /// stat'ed (no file row is written for it).
         var facts: [UInt8]?
+        var spooled: SpooledBlob?
+        var hasFacts: Bool { facts != nil || spooled != nil }
 
-        init(_ file: FolderBatch.File, _ report: ProbeReport, hash: String?, rules: DerivationRules) {
+        init(_ file: FolderBatch.File, _ report: ProbeReport, hash: String?, rules: DerivationRules, spool: BlobSpool? = nil) {
             self.file = file
             problems = report.issues.filter { $0.severity != .warning }
             notMedia = report.notMedia
             self.hash = hash
             classification = rules.classify(report)
-            facts = file.fingerprint == nil ? nil : DerivationRules.encode(report)
+            guard file.fingerprint != nil, let encoded = DerivationRules.encode(report) else { return }
+            // A spool that cannot take them (a full disk) leaves the facts here.
+            if let spool, let s = spool.append(encoded) { spooled = s } else { facts = encoded }
         }
     }
 
@@ -816,7 +836,7 @@ public final class Ingestor: Sendable {
     /// file again: with 28 copies of each file a run in which the writer fell behind took 1.1 or 7.4 s
     /// instead of 0.6 s (Benchmarks/README.md, session 28).
     func completePartialHashes(_ c: inout FolderCommit, unwritten: inout UnwrittenPartials) throws {
-        let fresh = c.files.indices.filter { c.files[$0].facts != nil && c.files[$0].sampleHash != nil }
+        let fresh = c.files.indices.filter { c.files[$0].hasNewFacts && c.files[$0].sampleHash != nil }
         guard !fresh.isEmpty else { return }
         var identities: [String: Set<FileIdentity>] = [:]  // partial hash → the new files' identities
         for i in fresh { identities[c.files[i].sampleHash!, default: []].insert(FileIdentity(c.files[i].fingerprint)) }
@@ -911,25 +931,30 @@ public final class Ingestor: Sendable {
     /// A folder's classified files → its commit: failed media left out, the rest assembled into assets.
     static func commit(
         _ classifications: consuming [FileClassification], hashes: [String: String], files: [FileRow], vanished: [String], errors: [ErrorInput],
-        root: String, dir: String, runID: Int64
+        root: String, dir: String, runID: Int64, large: Bool = false
     ) -> (FolderCommit, orphans: Int) {
         // A photo or movie that could not be read (no primary image or track) is an error row, not an asset.
         // Filtered where it lies and handed on: a huge folder's judgements are not copied.
         var usable = consume classifications
         usable.removeAll { ($0.role == .image || $0.role == .video) && !$0.errors.isEmpty }
         let albumTitle = usable.first { $0.takeout?.isAlbumMetadata == true }?.takeout?.title
-        let assembly = Assembler.assemble(consume usable, root: root)
-        let base = root.hasSuffix("/") ? root : root + "/"
-        let inputs = assembly.assets.map { a in
-            AssetInput(
-                asset: a.asset, root: root, dir: dir, resourceHashes: a.asset.resources.map { hashes[base + $0.path] },
-                metadataSources: a.metadataSources.map { MetadataSourceRef(type: $0.type, path: $0.path) },
-                pairingConfidence: a.pairingConfidence, embeddedVideo: a.embeddedVideo, pairedVideoDuration: a.pairedVideoDuration)
-        }
+        // The assembly is dropped once its assets are inputs (a closure's scope: 11.5 MB of a 30,000-file folder
+        // was held beside the inputs and their column values).
+        let (inputs, orphans) = { (assembly: Assembly) in
+            let base = root.hasSuffix("/") ? root : root + "/"
+            let inputs = assembly.assets.map { a in
+                AssetInput(
+                    asset: a.asset, root: root, dir: dir, resourceHashes: a.asset.resources.map { hashes[base + $0.path] },
+                    metadataSources: a.metadataSources.map { MetadataSourceRef(type: $0.type, path: $0.path) },
+                    pairingConfidence: a.pairingConfidence, embeddedVideo: a.embeddedVideo, pairedVideoDuration: a.pairedVideoDuration)
+            }
+            return (inputs, assembly.orphans.count)
+        }(Assembler.assemble(consume usable, root: root))
         var commit = FolderCommit(runID: runID, root: root, dir: dir, files: files, vanished: vanished, assets: inputs, errors: errors)
         commit.takeoutAlbumTitle = albumTitle
+        commit.holdsValues = !large
         commit.deriveColumns()
-        return (commit, assembly.orphans.count)
+        return (commit, orphans)
     }
 
     /// What a re-derivation from stored facts did: folders re-derived, folders kept because some file
@@ -1096,6 +1121,7 @@ struct UnwrittenPartials {
         for var f in c.files {
             guard let h = f.sampleHash else { continue }
             f.facts = nil
+            f.spooledFacts = nil
             order += 1
             pending[h, default: []].append(Entry(order: order, row: f))
         }

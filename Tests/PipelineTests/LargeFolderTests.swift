@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+import MediaProbe
+import TestSupport
+import Testing
+
+@testable import Catalog
+@testable import Pipeline
+
+/// Issue 17 (memory at scale): a folder of thousands of files is committed in one transaction, so what its
+/// commit carries is held until the last file is probed. A large folder's encoded facts wait in a spool file
+/// (`BlobSpool`) and its assets' column values are made by the writer one at a time; the catalog must be the
+/// one a small folder's path makes, byte for byte where it matters (facts, digests) and asset by asset.
+@Suite struct LargeFolderTests {
+    /// The generated library (Live Photos, edits, RAW+JPEG, Takeout, XMP, damaged files) copied, with a second
+    /// copy of one photo beside it: with `--hash sampled` the two share a partial hash and are completed to
+    /// full hashes in the commit (`completePartialHashes`, which re-makes the commit's assets).
+    static func library(_ s: TestScratch) throws -> String {
+        let lib = Corpus.fixtures.appendingPathComponent("generated/library").path
+        let dir = s.path("library")
+        try FileManager.default.copyItem(atPath: lib, toPath: dir)
+        try FileManager.default.copyItem(atPath: dir + "/iphone/IMG_0002.JPG", toPath: dir + "/iphone/IMG_0902.JPG")
+        return dir
+    }
+
+    static func ingest(_ root: String, _ path: String, largeFolder: Int, mode: HashMode) async throws -> IngestSummary {
+        var o = IngestOptions(roots: [root], concurrency: 2)
+        o.largeFolder = largeFolder
+        o.hashMode = mode
+        o.commitBatchRows = 1
+        return try await Ingestor(options: o, catalog: try Catalog(path: path)).run()
+    }
+
+    /// Facts by path and folder digests: what the spool and the writer's values must leave exactly as before.
+    static func storedBytes(_ path: String) throws -> (facts: [String: Data], digests: [String: String]) {
+        let q = try DatabaseQueue(path: path)
+        defer { try? q.close() }
+        return try q.read { db in
+            var facts: [String: Data] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT path, facts FROM file_facts") { facts[r["path"]] = r["facts"] }
+            var digests: [String: String] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT dir, digest FROM folder_digest") { digests[r["dir"]] = r["digest"] }
+            return (facts, digests)
+        }
+    }
+
+    /// Every folder treated as large (threshold 1) against none (the default: the library's folders are small),
+    /// on a first ingest and on a re-ingest after a file was added (known files judged from stored facts, the
+    /// folder's assets compared with their rows): the same facts, digests, assets, albums and moments.
+    @Test(arguments: [HashMode.full, .sampled])
+    func largeFoldersMakeTheCatalogSmallOnesMake(mode: HashMode) async throws {
+        let s = try TestScratch("large-folder")
+        let root = try Self.library(s)
+        let small = s.path("small.sqlite"), large = s.path("large.sqlite")
+        let a = try await Self.ingest(root, small, largeFolder: Int.max, mode: mode)
+        let b = try await Self.ingest(root, large, largeFolder: 1, mode: mode)
+        #expect(a.inserted > 20 && a.inserted == b.inserted && a.errors == b.errors, "\(a.inserted) \(b.inserted)")
+        func same(_ when: String) throws {
+            let (x, y) = (try Self.storedBytes(small), try Self.storedBytes(large))
+            #expect(!x.facts.isEmpty && x.facts == y.facts, "\(when): facts")
+            #expect(!x.digests.isEmpty && x.digests == y.digests, "\(when): folder digests")
+            let (p, q) = (try CatalogSnapshot(path: small), try CatalogSnapshot(path: large))
+            // By key, so a failure names the assets that differ rather than printing both catalogs.
+            let differing = Set(p.assets.keys).union(q.assets.keys).filter { p.assets[$0] != q.assets[$0] }.sorted()
+            #expect(p.assets.count > 20 && differing.isEmpty, "\(when): assets differ: \(differing.prefix(3))")
+            #expect(p.files == q.files && p.errors == q.errors, "\(when): files and errors")
+            #expect(p.collections == q.collections && p.lists == q.lists, "\(when): collections")
+        }
+        try same("first ingest")
+        if mode == .sampled {
+            // The two copies were completed to one full hash, in both catalogs.
+            let c = try Catalog(path: large)
+            let rows = try c.files(inDirectory: root + "/iphone").filter { $0.path.hasSuffix("IMG_0002.JPG") || $0.path.hasSuffix("IMG_0902.JPG") }
+            #expect(rows.count == 2 && rows[0].contentHash == rows[1].contentHash && rows[0].contentHash != rows[0].sampleHash)
+        }
+        try FileManager.default.copyItem(atPath: root + "/camera/DSC_0010.JPG", toPath: root + "/iphone/DSC_0910.JPG")
+        let a2 = try await Self.ingest(root, small, largeFolder: Int.max, mode: mode)
+        let b2 = try await Self.ingest(root, large, largeFolder: 1, mode: mode)
+        #expect(a2.filesProbed == 1 && b2.filesProbed == 1)
+        #expect(a2.inserted == 1 && b2.inserted == 1 && a2.updated == b2.updated && b2.deleted == 0, "\(a2.updated) \(b2.updated)")
+        try same("re-ingest with a file added")
+    }
+
+    /// Blobs appended from many threads at once read back whole and in place; the spool leaves no name in its
+    /// folder; a folder that cannot hold one is passed over for the next; none at all: nil (the caller keeps
+    /// its blobs in memory).
+    /// (Both ways of opening one: `O_TMPFILE`, and the named file removed at once where a file system has none.)
+    @Test(arguments: [true, false])
+    func spooledBlobsReadBackWhatWasAppended(tmpfile: Bool) async throws {
+        let s = try TestScratch("blob-spool")
+        let dir = s.path("spool")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let spool = try #require(BlobSpool(directories: [s.path("missing"), dir], name: "c.sqlite-facts", tmpfile: tmpfile))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty, "the spool file has no name")
+        let blobs: [(Int, SpooledBlob?)] = await withTaskGroup(of: (Int, SpooledBlob?).self) { group in
+            for i in 0..<400 {
+                group.addTask { (i, spool.append((0..<(i * 37 % 5000)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) })) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(blobs.count == 400)
+        for (i, blob) in blobs {
+            let b = try #require(blob, "blob \(i)")
+            #expect(try b.bytes() == (0..<(i * 37 % 5000)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }, "blob \(i)")
+        }
+        #expect(BlobSpool(directories: [s.path("missing"), ""]) == nil)
+    }
+}
