@@ -219,6 +219,8 @@ public final class Ingestor: Sendable {
         var outcomes = Outcomes()
         /// Unchanged files probed again because their stored facts came from an older probe.
         var staleFacts = 0
+        /// Its files probed so far, as progress reported them before the folder was taken in.
+        var tally: ProgressFeed.Tally?
     }
 
     public func run(progress: (@Sendable (IngestProgress) -> Void)? = nil) async throws -> IngestSummary {
@@ -251,12 +253,15 @@ public final class Ingestor: Sendable {
         }
         let knownRoots = try catalog.knownRoots()
         let own = OwnFiles(paths: options.ownPaths)
-        var p = IngestProgress()
+        let feed = ProgressFeed(start: start, sink: progress)
         var limits = FileWorkPool.Limits(width: options.concurrency, timeBudget: options.fileTimeBudget)
         limits.maxStuck = options.maxStuckFiles
         let pool = FileWorkPool(limits)
         defer { pool.shutdown() }
-        if options.countFirst { p.filesTotal = FolderWalker.countFiles(roots, crawler: options.crawler) }
+        if options.countFirst {
+            let total = FolderWalker.countFiles(roots, crawler: options.crawler)
+            feed.update { $0.filesTotal = total }
+        }
 
         // A first ingest into an empty catalog builds the indexes only queries and organize read after the
         // walk, in one sorted pass each (Catalog.deferIndexesIfEmpty); an error on the way leaves them noted
@@ -346,15 +351,19 @@ public final class Ingestor: Sendable {
                             for r in rows { summary.outcomes.countStored(r) }
                             summary.filesSeen += batch.files.count
                             summary.filesUnchanged += batch.files.count
-                            p.filesDone += batch.files.count
-                            p.elapsed = Date().timeIntervalSince(start)
-                            progress?(p)
+                            feed.update { $0.filesDone += batch.files.count }
                             continue
                         }
                         let i = next
                         next += 1
+                        let tally = feed.tally()
+                        let onProbed: (@Sendable () -> Void)? = tally == nil ? nil : { @Sendable in feed.probed(in: tally) }
                         group.addTask { [self] in
-                            (i, try await self.prepare(batch, rows: rows, root: folderRoot, runID: runID, partial: partial, rederive: rederive, pool: pool))
+                            var r = try await self.prepare(
+                                batch, rows: rows, root: folderRoot, runID: runID, partial: partial, rederive: rederive, pool: pool,
+                                onProbed: onProbed)
+                            r.tally = tally
+                            return (i, r)
                         }
                         return
                     }
@@ -397,12 +406,12 @@ public final class Ingestor: Sendable {
                         summary.outcomes.add(r.outcomes)
                         summary.orphans += r.orphans
                         summary.keepErrorRows(r.errors)
-                        p.filesDone += r.seen
-                        p.filesProbed += r.probed
-                        p.errors += r.errors.count
-                        p.folder = r.dir
-                        p.elapsed = Date().timeIntervalSince(start)
-                        progress?(p)
+                        feed.update(settling: r.tally) { p in
+                            p.filesDone += r.seen
+                            p.filesProbed += r.probed
+                            p.errors += r.errors.count
+                            p.folder = r.dir
+                        }
                     }
                     try submit()
                 }
@@ -415,9 +424,7 @@ public final class Ingestor: Sendable {
             }
         }
         func enter(_ stage: IngestProgress.Stage) {
-            p.stage = stage
-            p.elapsed = Date().timeIntervalSince(start)
-            progress?(p)
+            feed.update { $0.stage = stage }
         }
         if deferredIndexes {
             if !summary.interrupted { enter(.indexes) }
@@ -655,7 +662,8 @@ public final class Ingestor: Sendable {
 
     /// Probes what changed in one folder (`rows`: its stored fingerprints) and assembles it.
     func prepare(
-        _ batch: FolderBatch, rows: [FileRow], root: String, runID: Int64, partial: Bool = false, rederive: Bool = false, pool: FileWorkPool
+        _ batch: FolderBatch, rows: [FileRow], root: String, runID: Int64, partial: Bool = false, rederive: Bool = false, pool: FileWorkPool,
+        onProbed: (@Sendable () -> Void)? = nil
     ) async throws -> Prepared
     {
         if let error = batch.error {
@@ -721,6 +729,7 @@ public final class Ingestor: Sendable {
         let probed: [ProbedFile] = await pool.runBatch(
             toProbe,
             { f, deadline in
+                defer { onProbed?() }
                 hook?(f.path)
                 guard f.error == nil else {
                     let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline)
@@ -730,8 +739,14 @@ public final class Ingestor: Sendable {
                 let (report, hash) = prober.probe(path: f.path, deadline: deadline, hash: mode, seen: f.seen)
                 return ProbedFile(f, report, hash: hash, rules: rules, spool: spool)
             },
-            abandoned: { f, budget in ProbedFile(f, ProbeRunner.abandonedReport(f.path, budget: budget), hash: nil, rules: rules) },
-            skipped: { f, stuck in ProbedFile(f, ProbeRunner.skippedReport(f.path, stuck: stuck), hash: nil, rules: rules) })
+            abandoned: { f, budget in
+                onProbed?()
+                return ProbedFile(f, ProbeRunner.abandonedReport(f.path, budget: budget), hash: nil, rules: rules)
+            },
+            skipped: { f, stuck in
+                onProbed?()
+                return ProbedFile(f, ProbeRunner.skippedReport(f.path, stuck: stuck), hash: nil, rules: rules)
+            })
         prepared.probed = probed.count
 
         var files: [FileRow] = []

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MediaProbe
+import Synchronization
 import TestSupport
 import Testing
 
@@ -104,5 +105,25 @@ import Testing
             #expect(try b.bytes() == (0..<(i * 37 % 5000)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }, "blob \(i)")
         }
         #expect(BlobSpool(directories: [s.path("missing"), ""]) == nil)
+    }
+
+    /// Progress counts the files of a folder as they are probed: a folder is taken in (and was counted) only
+    /// when its last file is done, so one folder of 30,000 files showed 0 files until then. The first file
+    /// probed is reported at once; the counts never go back; the last report of the walk has them all.
+    @Test func progressCountsAFoldersFilesAsTheyAreProbed() async throws {
+        let s = try TestScratch("large-folder-progress")
+        let png = Corpus.fixtures.appendingPathComponent("generated/animated.png").path
+        let dir = s.path("one")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for i in 0..<120 { try FileManager.default.copyItem(atPath: png, toPath: "\(dir)/\(1000 + i).png") }
+        let events = Mutex<[IngestProgress]>([])
+        let summary = try await Ingestor(options: IngestOptions(roots: [dir], concurrency: 2), catalog: try Catalog(path: s.path("c.sqlite")))
+            .run { p in events.withLock { $0.append(p) } }
+        #expect(summary.filesProbed == 120)
+        let all = events.withLock { $0 }
+        let walk = all.filter { $0.stage == .walk }
+        #expect(walk.contains { $0.filesDone > 0 && $0.filesDone < 120 }, "\(walk.map(\.filesDone))")
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.filesDone <= $1.filesDone && $0.filesProbed <= $1.filesProbed }, "\(all.map(\.filesDone))")
+        #expect(walk.last?.filesDone == 120 && walk.last?.filesProbed == 120 && all.last?.filesDone == 120)
     }
 }

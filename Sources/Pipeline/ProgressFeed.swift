@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+
+/// What an ingest reports as it goes (`IngestProgress`): the counts of the folders the run loop has taken in,
+/// plus the files probed so far in folders still being probed. A folder is taken in when its last file is
+/// done, so one folder of 30,000 files held the bar (and `--progress json`) at zero until then — minutes on a
+/// slow disk. Probe workers report each file (`probed(in:)`), passed on at most ten times a second; the loop
+/// reports through `update(_:)` and settles a folder's files in flight when it takes the folder in.
+final class ProgressFeed: Sendable {
+    private struct State {
+        var counted = IngestProgress()
+        /// Files probed in folders not taken in yet.
+        var inFlight = 0
+        var lastFromWorkers = Date.distantPast
+    }
+
+    private let state = Mutex(State())
+    private let sink: (@Sendable (IngestProgress) -> Void)?
+    private let start: Date
+    static let workerInterval = 0.1
+
+    init(start: Date, sink: (@Sendable (IngestProgress) -> Void)?) {
+        self.start = start
+        self.sink = sink
+    }
+
+    /// One folder's files probed so far; closed when the loop takes the folder in (a file abandoned over its
+    /// time budget may still finish after that: it is counted once, by the folder).
+    final class Tally: Sendable {
+        fileprivate let count = Mutex<(n: Int, closed: Bool)>((0, false))
+        init() {}
+    }
+
+    /// A tally for a folder about to be probed (nil: nobody is listening).
+    func tally() -> Tally? { sink == nil ? nil : Tally() }
+
+    /// The counts the loop keeps, changed by `body`, reported with the files in flight.
+    func update(settling tally: Tally? = nil, _ body: (inout IngestProgress) -> Void) {
+        guard let sink else { return }
+        let settled = tally?.count.withLock { c -> Int in
+            c.closed = true
+            return c.n
+        } ?? 0
+        state.withLock { s in
+            s.inFlight -= settled
+            body(&s.counted)
+            s.counted.elapsed = Date().timeIntervalSince(start)
+            sink(Self.shown(s))
+        }
+    }
+
+    /// A probe worker finished a file of the folder `tally` counts. Counted in the tally and in flight under
+    /// the tally's lock, so a folder settled meanwhile takes away exactly what was added (the counts shown
+    /// never go back).
+    func probed(in tally: Tally?) {
+        guard let tally, let sink else { return }
+        tally.count.withLock { c in
+            guard !c.closed else { return }
+            c.n += 1
+            state.withLock { s in
+                s.inFlight += 1
+                let now = Date()
+                guard now.timeIntervalSince(s.lastFromWorkers) >= Self.workerInterval else { return }
+                s.lastFromWorkers = now
+                s.counted.elapsed = now.timeIntervalSince(start)
+                sink(Self.shown(s))
+            }
+        }
+    }
+
+    private static func shown(_ s: State) -> IngestProgress {
+        var p = s.counted
+        p.filesDone += s.inFlight
+        p.filesProbed += s.inFlight
+        return p
+    }
+}
