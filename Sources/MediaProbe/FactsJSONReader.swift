@@ -191,7 +191,7 @@ public enum FactsJSONReader {
             let raw = UnsafeBufferPointer(rebasing: bytes[start..<at])
             at += 1
             if plain {
-                guard let s = String(validating: raw, as: UTF8.self) else { throw Unsure() }
+                guard let s = UTF8Text.validated(raw) else { throw Unsure() }
                 return s
             }
             return try Self.unescaped(raw)
@@ -236,7 +236,7 @@ public enum FactsJSONReader {
                 default: throw Unsure()
                 }
             }
-            guard let s = String(validating: out, as: UTF8.self) else { throw Unsure() }
+            guard let s = out.withUnsafeBufferPointer(UTF8Text.validated) else { throw Unsure() }
             return s
         }
 

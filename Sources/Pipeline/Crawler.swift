@@ -4,6 +4,7 @@
     import Darwin
 #endif
 import Assemble
+import MediaProbe
 
 /// One path found by the crawl, or a path the crawl could not enter.
 public struct CrawlEntry: Sendable, Equatable {
@@ -173,7 +174,7 @@ public struct Crawler: Sendable {
                     // Hidden by its first byte: a name starting with "." and then a combining mark is one
                     // character, not ".", to `hasPrefix`.
                     if bytes.first == UInt8(ascii: "."), !includeHidden { return ("", nil as String?) }
-                    if let name = String(validating: bytes, as: UTF8.self) { return (name, nil) }
+                    if let name = UTF8Text.validated(bytes) { return (name, nil) }
                     return (String(decoding: bytes, as: UTF8.self), Self.notUTF8Reason(bytes))
                 }
             }

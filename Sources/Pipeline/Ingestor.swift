@@ -260,7 +260,7 @@ public final class Ingestor: Sendable {
         defer { pool.shutdown() }
         if options.countFirst {
             let total = FolderWalker.countFiles(roots, crawler: options.crawler)
-            feed.update { $0.filesTotal = total }
+            feed.update(report: false) { $0.filesTotal = total }
         }
 
         // A first ingest into an empty catalog builds the indexes only queries and organize read after the

@@ -34,8 +34,10 @@ final class ProgressFeed: Sendable {
     /// A tally for a folder about to be probed (nil: nobody is listening).
     func tally() -> Tally? { sink == nil ? nil : Tally() }
 
-    /// The counts the loop keeps, changed by `body`, reported with the files in flight.
-    func update(settling tally: Tally? = nil, _ body: (inout IngestProgress) -> Void) {
+    /// The counts the loop keeps, changed by `body`, reported with the files in flight (`report` false: kept
+    /// for the next report — the total counted before the walk, which as a report of its own would take the
+    /// JSON events' once-a-second turn from the first files done).
+    func update(settling tally: Tally? = nil, report: Bool = true, _ body: (inout IngestProgress) -> Void) {
         guard let sink else { return }
         let settled = tally?.count.withLock { c -> Int in
             c.closed = true
@@ -45,7 +47,7 @@ final class ProgressFeed: Sendable {
             s.inFlight -= settled
             body(&s.counted)
             s.counted.elapsed = Date().timeIntervalSince(start)
-            sink(Self.shown(s))
+            if report { sink(Self.shown(s)) }
         }
     }
 

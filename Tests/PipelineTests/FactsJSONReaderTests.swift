@@ -11,6 +11,20 @@ import Testing
 struct FactsJSONReaderTests {
     static func foundation(_ bytes: [UInt8]) -> ProbeReport? { try? JSONDecoder().decode(ProbeReport.self, from: Data(bytes)) }
 
+    /// `UTF8Text.validated`: ASCII by the fast path, other valid UTF-8 as it is, anything else nil — as
+    /// `String(validating:as:)` answers, on every kind of input.
+    @Test func validatedTextIsStringValidatingsAnswer() {
+        let cases: [[UInt8]] = [
+            [], Array("IMG_0001.JPG".utf8), Array("Café 📷 Trip".utf8), Array(".\u{301}x".utf8), [0x63, 0x61, 0x66, 0xE9],  // Latin-1
+            [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x7F, 0x00, 0x41], Array(repeating: 0x41, count: 300) + [0xFF],
+        ]
+        for bytes in cases {
+            let ours = bytes.withUnsafeBufferPointer(UTF8Text.validated)
+            let swift = bytes.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) }
+            #expect(ours == swift, "\(bytes.prefix(12))")
+        }
+    }
+
     /// Every corpus, long-tail and fixture report, and the samples (every member of every fact type set, an
     /// empty report, every container kind, every AAE data encoding), read by hand as `JSONDecoder` reads them.
     @Test func readsWhatJSONDecoderReads() throws {
