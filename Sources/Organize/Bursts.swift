@@ -148,7 +148,7 @@ public enum BurstGrouper {
             } else if frames.count < 2 {
                 continue
             }
-            frames.sort(by: shotOrder)
+            frames = inShotOrder(frames)
             let covers = frames.filter { NamePattern.isCover($0.filename) }
             let why = "\(frames.count) files in one folder named like a \(g.pattern.description) burst (key \(g.name))"
                 + (g.pattern == .samsungNumbered ? "; accepted because ≥ \(options.minimumFramesForAmbiguousNames) frames share the second and the camera" : "")
@@ -219,7 +219,7 @@ public enum BurstGrouper {
         _ frames: [BurstCandidate], identifier: String, source: BurstSet.Source, why: String, cover: String? = nil,
         options: Options
     ) -> BurstSet {
-        let frames = frames.sorted(by: shotOrder)
+        let frames = inShotOrder(frames)
         var reasons = [Reason("burst", why)]
         var types: [String: BurstSelectionTypes] = [:]
         for f in frames where f.userPicked { types[f.id, default: []].insert(.userPick) }
@@ -246,14 +246,23 @@ public enum BurstGrouper {
                         selectionTypes: types, reasons: reasons)
     }
 
-    static func shotOrder(_ a: BurstCandidate, _ b: BurstCandidate) -> Bool {
-        let ta = a.creationDate.flatMap(CivilDate.seconds), tb = b.creationDate.flatMap(CivilDate.seconds)
+    /// Shot order: by time (frames without one last), then file name, folder and id; `ta`, `tb`: the frames'
+    /// times (`CivilDate.seconds` of their creation dates).
+    static func shotOrder(_ a: BurstCandidate, _ ta: Double?, _ b: BurstCandidate, _ tb: Double?) -> Bool {
         if let ta, let tb, ta != tb { return ta < tb }
         if (ta == nil) != (tb == nil) { return ta != nil }
         // Copies of one burst in several folders (one Apple BurstUUID): by folder, so the same files give the
         // same representative on every run (local identifiers are random).
         if a.filename != b.filename { return a.filename < b.filename }
         return a.folder != b.folder ? a.folder < b.folder : a.id < b.id
+    }
+
+    /// The frames in shot order, each frame's time read once and the frames moved once: a comparison
+    /// read both times from their text (an array each) and the sort moved whole candidates, so a time-lapse
+    /// folder of 30,000 frames 0.5 s apart — one set by the time rule — took 0.8 s to order.
+    static func inShotOrder(_ frames: [BurstCandidate]) -> [BurstCandidate] {
+        let times = frames.map { $0.creationDate.flatMap(CivilDate.seconds) }
+        return frames.indices.sorted { shotOrder(frames[$0], times[$0], frames[$1], times[$1]) }.map { frames[$0] }
     }
 
     static func cameraKey(_ c: BurstCandidate) -> String { "\(c.make ?? "?") \(c.model ?? "?")" }

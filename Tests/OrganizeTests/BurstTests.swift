@@ -167,4 +167,31 @@ import TestSupport
         #expect(NamePattern.match("IMG_1234.JPG") == nil)
         #expect(NamePattern.match("20190704_162401_01.jpg") == nil)
     }
+
+    /// `inShotOrder` (each frame's time read once, indices sorted) is the order the rule states, compared one
+    /// pair at a time with the times read in the comparison: by time, frames without one last, then name,
+    /// folder, id. Random frames with equal times, sub-second times, no times, shared names across folders.
+    @Test func framesInShotOrderAreSortedByTheRule() {
+        func reference(_ a: BurstCandidate, _ b: BurstCandidate) -> Bool {
+            let ta = a.creationDate.flatMap(CivilDate.seconds), tb = b.creationDate.flatMap(CivilDate.seconds)
+            if let ta, let tb, ta != tb { return ta < tb }
+            if (ta == nil) != (tb == nil) { return ta != nil }
+            if a.filename != b.filename { return a.filename < b.filename }
+            return a.folder != b.folder ? a.folder < b.folder : a.id < b.id
+        }
+        var rng = SplitMix(state: 17)
+        for round in 0..<20 {
+            let frames = (0..<Int.random(in: 1...300, using: &rng)).map { i -> BurstCandidate in
+                let folder = ["a", "b", "c"][Int.random(in: 0..<3, using: &rng)]
+                let name = "IMG_\(Int.random(in: 0..<40, using: &rng)).JPG"
+                let second = Int.random(in: 0..<6, using: &rng), frac = Int.random(in: 0..<3, using: &rng)
+                var c = BurstCandidate(
+                    id: "\(folder)/\(name)#\(i)", filename: name,
+                    creationDate: Int.random(in: 0..<8, using: &rng) == 0 ? nil : BurstTests.date("2024-05-01T10:00:0\(second).\(frac)00"))
+                c.folder = folder
+                return c
+            }
+            #expect(BurstGrouper.inShotOrder(frames).map(\.id) == frames.sorted(by: reference).map(\.id), "round \(round)")
+        }
+    }
 }
