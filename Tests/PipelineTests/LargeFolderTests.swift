@@ -126,4 +126,51 @@ import Testing
         #expect(zip(all, all.dropFirst()).allSatisfy { $0.filesDone <= $1.filesDone && $0.filesProbed <= $1.filesProbed }, "\(all.map(\.filesDone))")
         #expect(walk.last?.filesDone == 120 && walk.last?.filesProbed == 120 && all.last?.filesDone == 120)
     }
+
+    /// A changed folder's assets are compared with their stored rows a chunk at a time (`Catalog.comparedRowsChunk`,
+    /// 512): in a folder of 1,100 (three chunks) with one file added, one removed and one renamed, every kept
+    /// asset keeps its identifier and is not recorded, the renamed one keeps its identifier (matched by content)
+    /// and is `updated`, the removed one is trashed, and the live assets are those a first ingest of the
+    /// changed folder makes.
+    @Test func aChangedLargeFolderIsComparedAChunkAtATime() async throws {
+        let s = try TestScratch("large-folder-chunks")
+        let png = Corpus.fixtures.appendingPathComponent("generated/animated.png").path
+        let dir = s.path("one")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // Copies of a PNG without a camera, an hour apart by modification time: no bursts, distinct moments.
+        func add(_ name: String, hours: Double, byte: UInt8? = nil) throws {
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: png)))
+            if let byte { bytes += [byte] }  // a byte past the PNG's end: another content, the same picture
+            try Data(bytes).write(to: URL(fileURLWithPath: "\(dir)/\(name)"))
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1.6e9 + hours * 3600)], ofItemAtPath: "\(dir)/\(name)")
+        }
+        for i in 0..<1100 { try add("\(1000 + i).png", hours: Double(i), byte: UInt8(i % 251)) }
+        let path = s.path("c.sqlite")
+        let first = try await Ingestor(options: IngestOptions(roots: [dir], concurrency: 2), catalog: try Catalog(path: path)).run()
+        #expect(first.inserted == 1100)
+        func identifiers() throws -> [String: String] {
+            Dictionary(uniqueKeysWithValues: try Catalog(path: path).allAssets().map { ($0.asset.id, $0.localIdentifier) })
+        }
+        let before = try identifiers()
+        let token = try Catalog(path: path).currentToken()
+        try add("new.png", hours: -1, byte: 251)
+        try FileManager.default.removeItem(atPath: "\(dir)/1500.png")
+        try FileManager.default.moveItem(atPath: "\(dir)/1600.png", toPath: "\(dir)/renamed.png")
+        let second = try await Ingestor(options: IngestOptions(roots: [dir], concurrency: 2), catalog: try Catalog(path: path)).run()
+        #expect(second.filesProbed == 2 && second.inserted == 1 && second.updated == 1 && second.deleted == 1, "\(second.inserted) \(second.updated) \(second.deleted)")
+        let changes = try Catalog(path: path).changes(since: token, objectType: "asset")
+        #expect(changes.count == 3, "\(changes.map { "\($0.changeType) \($0.localIdentifier)" })")
+        let after = try identifiers()
+        #expect(after["renamed.png"] == before["1600.png"] && after["renamed.png"] != nil)
+        #expect(after["1500.png"] == nil && after["new.png"] != nil && after.count == 1100)
+        let kept = before.filter { $0.key != "1500.png" && $0.key != "1600.png" }
+        #expect(kept.allSatisfy { after[$0.key] == $0.value })
+        // The live assets are a first ingest's of the folder as it is now.
+        let fresh = s.path("fresh.sqlite")
+        _ = try await Ingestor(options: IngestOptions(roots: [dir], concurrency: 2), catalog: try Catalog(path: fresh)).run()
+        let (p, q) = (try CatalogSnapshot(path: path), try CatalogSnapshot(path: fresh))
+        let live = p.assets.filter { $0.value["trashed_at"] == "NULL" }
+        let differing = Set(live.keys).union(q.assets.keys).filter { live[$0] != q.assets[$0] }.sorted()
+        #expect(live.count == 1100 && differing.isEmpty, "\(differing.prefix(3))")
+    }
 }
