@@ -52,7 +52,8 @@ public struct IngestOptions: Sendable {
     /// aside in a spool file until its commit is written (~2 KB a file; see `BlobSpool`), and its assets'
     /// column values are made by the writer as it writes them rather than held (`FolderCommit.holdsValues`).
     /// Tests set 1 to treat every folder so.
-    public var largeFolder = 2048
+    public var largeFolder = IngestOptions.defaultLargeFolder
+    public static let defaultLargeFolder = 2048
     /// Asked at every folder boundary: true stops the run there (SIGINT/SIGTERM); what was committed
     /// stays, the run is marked `interrupted` and the next ingest finishes the job.
     public var stopRequested: (@Sendable () -> Bool)?
@@ -1030,6 +1031,9 @@ public final class Ingestor: Sendable {
         }
     }
 
+    /// Files whose stored facts a re-derivation reads at once (`derive`, of a large folder).
+    static let deriveFactsWindow = 2048
+
     /// One folder derived from its stored facts: its commit, or nil when a file has no usable facts.
     struct FolderDerivation: Sendable {
         var commit: FolderCommit?
@@ -1053,16 +1057,26 @@ public final class Ingestor: Sendable {
         return out
     }
 
-    static func derive(dir: String, root: String, runID: Int64, rules: DerivationRules, catalog: Catalog) throws -> FolderDerivation {
+    static func derive(
+        dir: String, root: String, runID: Int64, rules: DerivationRules, catalog: Catalog, window: Int = deriveFactsWindow
+    ) throws -> FolderDerivation {
         let rows = try catalog.files(inDirectory: dir)
-        let stored = try catalog.facts(inDirectory: dir)
         // Each file's facts decoded and judged; a big folder's in slices on every core (a decode is ~0.1 ms:
-        // a folder of 20,000 files took 2 s on one thread while the other folders were done).
-        @Sendable func judge(_ row: FileRow) -> Known? {
-            guard row.probeVersion == Prober.version, let blob = stored[row.path], let report = DerivationRules.decode(blob) else { return nil }
-            return Known(row, report, rules)
+        // a folder of 20,000 files took 2 s on one thread while the other folders were done). A large folder's
+        // stored facts are read a window of files at a time (held at once, a 30,000-file folder's were 60 MB).
+        var judged: [Known?] = []
+        judged.reserveCapacity(rows.count)
+        let window = max(1, window)
+        for start in stride(from: 0, to: rows.count, by: window) {
+            let part = Array(rows[start..<min(rows.count, start + window)])
+            let stored = rows.count <= window ? try catalog.facts(inDirectory: dir) : try catalog.facts(paths: part.map(\.path))
+            let known = mapInSlices(part) { row -> Known? in
+                guard row.probeVersion == Prober.version, let blob = stored[row.path], let report = DerivationRules.decode(blob) else { return nil }
+                return Known(row, report, rules)
+            }
+            if known.contains(where: { $0 == nil }) { return FolderDerivation(commit: nil, files: rows.count) }
+            judged += known
         }
-        let judged = mapInSlices(rows, judge)
         var classifications: [FileClassification] = []
         var hashes: [String: String] = [:]
         var files: [FileRow] = []
@@ -1075,7 +1089,8 @@ public final class Ingestor: Sendable {
         }
         guard !rows.isEmpty else { return FolderDerivation(commit: nil, files: 0) }
         let (commit, _) = Self.commit(
-            consume classifications, hashes: hashes, files: files, vanished: [], errors: [], root: root, dir: dir, runID: runID)
+            consume classifications, hashes: hashes, files: files, vanished: [], errors: [], root: root, dir: dir, runID: runID,
+            large: rows.count >= IngestOptions.defaultLargeFolder)
         return FolderDerivation(commit: commit, files: rows.count)
     }
 

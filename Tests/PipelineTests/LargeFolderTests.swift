@@ -112,10 +112,8 @@ import Testing
     /// probed is reported at once; the counts never go back; the last report of the walk has them all.
     @Test func progressCountsAFoldersFilesAsTheyAreProbed() async throws {
         let s = try TestScratch("large-folder-progress")
-        let png = Corpus.fixtures.appendingPathComponent("generated/animated.png").path
         let dir = s.path("one")
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        for i in 0..<120 { try FileManager.default.copyItem(atPath: png, toPath: "\(dir)/\(1000 + i).png") }
+        try Corpus.pngFolder(at: dir, count: 120)
         let events = Mutex<[IngestProgress]>([])
         let summary = try await Ingestor(options: IngestOptions(roots: [dir], concurrency: 2), catalog: try Catalog(path: s.path("c.sqlite")))
             .run { p in events.withLock { $0.append(p) } }
@@ -134,17 +132,8 @@ import Testing
     /// changed folder makes.
     @Test func aChangedLargeFolderIsComparedAChunkAtATime() async throws {
         let s = try TestScratch("large-folder-chunks")
-        let png = Corpus.fixtures.appendingPathComponent("generated/animated.png").path
         let dir = s.path("one")
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        // Copies of a PNG without a camera, an hour apart by modification time: no bursts, distinct moments.
-        func add(_ name: String, hours: Double, byte: UInt8? = nil) throws {
-            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: png)))
-            if let byte { bytes += [byte] }  // a byte past the PNG's end: another content, the same picture
-            try Data(bytes).write(to: URL(fileURLWithPath: "\(dir)/\(name)"))
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1.6e9 + hours * 3600)], ofItemAtPath: "\(dir)/\(name)")
-        }
-        for i in 0..<1100 { try add("\(1000 + i).png", hours: Double(i), byte: UInt8(i % 251)) }
+        try Corpus.pngFolder(at: dir, count: 1100, distinctContent: true)
         let path = s.path("c.sqlite")
         let first = try await Ingestor(options: IngestOptions(roots: [dir], concurrency: 2), catalog: try Catalog(path: path)).run()
         #expect(first.inserted == 1100)
@@ -153,7 +142,10 @@ import Testing
         }
         let before = try identifiers()
         let token = try Catalog(path: path).currentToken()
-        try add("new.png", hours: -1, byte: 251)
+        try Corpus.pngFolder(at: s.path("new"), count: 1, distinctContent: true)  // 1000.png with byte 0 added
+        var extra = [UInt8](try Data(contentsOf: URL(fileURLWithPath: s.path("new/1000.png"))))
+        extra[extra.count - 1] = 251  // a content no copy has
+        try Data(extra).write(to: URL(fileURLWithPath: "\(dir)/new.png"))
         try FileManager.default.removeItem(atPath: "\(dir)/1500.png")
         try FileManager.default.moveItem(atPath: "\(dir)/1600.png", toPath: "\(dir)/renamed.png")
         let second = try await Ingestor(options: IngestOptions(roots: [dir], concurrency: 2), catalog: try Catalog(path: path)).run()
@@ -172,5 +164,28 @@ import Testing
         let live = p.assets.filter { $0.value["trashed_at"] == "NULL" }
         let differing = Set(live.keys).union(q.assets.keys).filter { live[$0] != q.assets[$0] }.sorted()
         #expect(live.count == 1100 && differing.isEmpty, "\(differing.prefix(3))")
+    }
+
+    /// A re-derivation from stored facts (`shoebox rederive`, or an ingest after a rules change with a root
+    /// offline) reads a large folder's facts a window of files at a time (`Ingestor.deriveFactsWindow`): in
+    /// windows of 7 (300 files, 43 windows, the last one short) a folder derives to the commit one window makes
+    /// (the same assets and digest); a file without usable facts in the last window keeps the folder as it is.
+    @Test func aFolderIsRederivedFromItsFactsAWindowAtATime() async throws {
+        let s = try TestScratch("large-folder-rederive")
+        let dir = s.path("one")
+        try Corpus.pngFolder(at: dir, count: 300)
+        let path = s.path("c.sqlite")
+        _ = try await Ingestor(options: IngestOptions(roots: [dir], concurrency: 2), catalog: try Catalog(path: path)).run()
+        let c = try Catalog(path: path)
+        let (folder, root) = try #require(try c.folders().first { $0.dir == dir })
+        let rules = DerivationRules.current
+        let windows = try Ingestor.derive(dir: folder, root: root, runID: 1, rules: rules, catalog: c, window: 7)
+        let whole = try Ingestor.derive(dir: folder, root: root, runID: 1, rules: rules, catalog: c, window: 2048)
+        let (a, b) = (try #require(windows.commit), try #require(whole.commit))
+        #expect(windows.files == 300 && a.assets?.count == 300)
+        #expect(a.assets == b.assets && a.derived?.digest == b.derived?.digest && a.files == b.files)
+        try FactsTests.sql(path, "UPDATE file SET probe_version = \(Prober.version - 1) WHERE path = '\(dir)/1299.png'")
+        let stale = try Ingestor.derive(dir: folder, root: root, runID: 1, rules: rules, catalog: try Catalog(path: path), window: 7)
+        #expect(stale.commit == nil && stale.files == 300)
     }
 }

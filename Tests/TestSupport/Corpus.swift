@@ -26,6 +26,20 @@ public enum Corpus {
 
     public static var fixtures: URL { packageRoot.appendingPathComponent("Fixtures", isDirectory: true) }
 
+    /// A folder of `count` copies of the generated PNG (no camera, no date of its own), named 1000.png on,
+    /// made at `dir`: their modification times an hour apart (so no burst joins them), and with
+    /// `distinctContent` a byte past the PNG's end that differs between neighbours (the same picture, other
+    /// contents: no two share a hash in a row).
+    public static func pngFolder(at dir: String, count: Int, distinctContent: Bool = false) throws {
+        let png = [UInt8](try Data(contentsOf: fixtures.appendingPathComponent("generated/animated.png")))
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for i in 0..<count {
+            let path = "\(dir)/\(1000 + i).png"
+            try Data(distinctContent ? png + [UInt8(i % 251)] : png).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1.6e9 + Double(i) * 3600)], ofItemAtPath: path)
+        }
+    }
+
     /// Every media file in the corpus (relative paths), excluding `facts/` and the docs.
     public static func mediaFiles() -> [String] {
         guard let root else { return [] }
