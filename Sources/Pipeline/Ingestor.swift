@@ -664,12 +664,12 @@ public final class Ingestor: Sendable {
         subscript(_ path: String) -> Int? { positions[path] }
     }
 
-    /// Where a very large folder's facts are spooled: beside the catalog (on the disk it is written to), else
-    /// in the temporary folder.
-    var spoolDirectories: [String] {
+    /// A spool for a very large folder's facts: beside the catalog (on the disk it is written to), else in the
+    /// temporary folder; nil when neither takes one (the facts are then held).
+    static func factsSpool(for catalog: Catalog) -> BlobSpool? {
         let p = catalog.path
         let dir = p.lastIndex(of: "/").map { $0 == p.startIndex ? "/" : String(p[..<$0]) } ?? "."
-        return [dir, NSTemporaryDirectory()]
+        return BlobSpool(directories: [dir, NSTemporaryDirectory()], name: PathText.fileName(p) + "-facts")
     }
 
     /// Probes what changed in one folder (`rows`: its stored fingerprints) and assembles it.
@@ -738,7 +738,7 @@ public final class Ingestor: Sendable {
         // Each file is judged and its facts encoded on the worker that probed it, so its report is dropped
         // there: a folder holds its files' judgements and encoded facts, not their reports. A very large
         // folder's facts are set aside in a spool file until its commit is written (`BlobSpool`).
-        let spool = toProbe.count >= options.largeFolder ? BlobSpool(directories: spoolDirectories, name: PathText.fileName(catalog.path) + "-facts") : nil
+        let spool = toProbe.count >= options.largeFolder ? Self.factsSpool(for: catalog) : nil
         let probed: [ProbedFile] = await pool.runBatch(
             toProbe,
             { f, deadline in

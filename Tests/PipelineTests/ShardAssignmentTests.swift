@@ -1,6 +1,6 @@
 import Catalog
 import Foundation
-import Pipeline
+@testable import Pipeline
 import TestSupport
 import Testing
 
@@ -121,32 +121,33 @@ import Testing
     }
 
     /// A folder of more than 256 files is judged in slices on every core when merged: the merged catalog is
-    /// the one an ingest makes; a file whose stored facts do not read stops the merge with its name.
-    @Test func aBigFolderMergesAsOneIngestMakesIt() async throws {
+    /// the one an ingest makes; a file whose stored facts do not read stops the merge with its name. Also with
+    /// the folder taken as large (`largeFolder` 1): its facts read in windows and spooled, its column values
+    /// made by the writer.
+    @Test(arguments: [IngestOptions.defaultLargeFolder, 1])
+    func aBigFolderMergesAsOneIngestMakesIt(largeFolder: Int) async throws {
         let s = try TestScratch("merge-big-folder")
-        let png = Corpus.fixtures.appendingPathComponent("generated/animated.png").path
         let dir = s.path("big")
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        for i in 0..<300 {
-            let copy = "\(dir)/\(1000 + i).png"
-            try FileManager.default.copyItem(atPath: png, toPath: copy)
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1.6e9 + Double(i) * 3600)], ofItemAtPath: copy)
-        }
+        try Corpus.pngFolder(at: dir, count: 300)
         let shardPath = s.path("shard.sqlite"), allPath = s.path("all.sqlite"), onePath = s.path("one.sqlite")
         for p in [shardPath, onePath] {
             let c = try Catalog(path: p, mode: .readWrite(create: true))
             _ = try await Ingestor(options: IngestOptions(roots: [dir], concurrency: 2), catalog: c).run()
         }
         func merge() throws -> Merger.Summary {
-            try Merger(
+            var m = try Merger(
                 into: try Catalog(path: allPath, mode: .readWrite(create: true)),
                 shards: [Merger.Shard(path: shardPath, catalog: try Catalog(path: shardPath, mode: .readOnly))]
-            ).run()
+            )
+            m.largeFolder = largeFolder
+            return try m.run()
         }
         _ = try merge()
         let merged = try CatalogSnapshot(path: allPath), one = try CatalogSnapshot(path: onePath)
         #expect(merged.assets.count == 300)
         #expect(merged.assets == one.assets, "\(merged.differences(from: one))")
+        let facts = "SELECT path || hex(facts) FROM file_facts ORDER BY path"
+        #expect(try SQLiteFiles.strings(allPath, facts) == SQLiteFiles.strings(onePath, facts), "the facts merged byte for byte")
 
         try SQLiteFiles.execute(shardPath, "UPDATE file_facts SET facts = x'7b226b696e64223a' WHERE path = '\(dir)/1299.png'")
         try SQLiteFiles.execute(shardPath, "UPDATE file SET size = size + 1 WHERE path = '\(dir)/1299.png'")  // the folder changed
