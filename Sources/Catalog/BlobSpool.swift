@@ -51,7 +51,13 @@ public final class BlobSpool: Sendable {
         let path = (dir.hasSuffix("/") ? dir : dir + "/") + "." + name + "." + UUID().uuidString + ".tmp"
         let named = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
         guard named >= 0 else { return -1 }
-        unlink(path)
+        // A file system that cannot remove an open file's name (an SMB share) would leave it behind: closed,
+        // removed, and the next folder tried.
+        guard unlink(path) == 0 else {
+            close(named)
+            unlink(path)
+            return -1
+        }
         return named
     }
 
