@@ -110,17 +110,20 @@ public struct FolderWalker {
                 }
                 // By name in the open folder: the same answers as `lstat`/`stat` of `path`.
                 var s = stat()
+                var known = false  // `s` already holds the entry's answer (not a link: `lstat` is `stat`)
                 if !crawler.followSymlinks {
-                    var l = stat()
-                    if fstatat(dirFD, name, &l, AT_SYMLINK_NOFOLLOW) == 0, (l.st_mode & S_IFMT) == S_IFLNK { continue }
+                    if fstatat(dirFD, name, &s, AT_SYMLINK_NOFOLLOW) == 0 {
+                        if (s.st_mode & S_IFMT) == S_IFLNK { continue }
+                        known = true
+                    }
                 }
-                if fstatat(dirFD, name, &s, 0) != 0 {
+                if !known && fstatat(dirFD, name, &s, 0) != 0 {
                     let e = errno
                     guard crawler.accepts(rel, isDirectory: false, companionKeys: companions) else { continue }
                     files.append(FolderBatch.File(path: path, fingerprint: nil, error: e == ELOOP ? "symbolic link loop" : "cannot stat: \(String(cString: strerror(e)))"))
                 } else if (s.st_mode & S_IFMT) == S_IFDIR {
                     guard crawler.accepts(rel, isDirectory: true), shard?.enters(relativeFolder: rel) ?? true else { continue }
-                    if let why = own.reason(dir: dir, name: name, siblings: siblings, isDirectory: true) {
+                    if let why = own.reason(dir: dir, name: name, siblings: siblings, isDirectory: true, in: dirFD) {
                         ownExcluded.append((path, why))
                         continue
                     }

@@ -26,11 +26,16 @@ public struct OwnFiles: Sendable {
     static let databaseExtensions: Set<String> = ["sqlite", "sqlite3", "db", "shoebox", "catalog"]
 
     /// Why `name` (in folder `dir`, whose entries are `siblings`) is one of ours; nil when it is not.
-    public func reason(dir: String, name: String, siblings: Set<String>, isDirectory: Bool) -> String? {
+    /// `folderFD`: `dir` open, when the caller has it — a folder's marker is then looked up from it, not by
+    /// its whole path (a lookup of every component of the path, for each folder of a walk).
+    public func reason(dir: String, name: String, siblings: Set<String>, isDirectory: Bool, in folderFD: Int32? = nil) -> String? {
         let path = dir == "/" ? "/" + name : dir + "/" + name
         if paths.contains(path) { return isDirectory ? "thumbnail folder" : "catalog" }
         if isDirectory {
-            return access(path + "/" + Self.thumbnailMarker, F_OK) == 0 ? "thumbnail folder" : nil
+            let found =
+                folderFD.map { faccessat($0, name + "/" + Self.thumbnailMarker, F_OK, 0) == 0 }
+                ?? (access(path + "/" + Self.thumbnailMarker, F_OK) == 0)
+            return found ? "thumbnail folder" : nil
         }
         if OutputFile.temporaryTarget(ofName: name) != nil { return "temporary file" }
         for suffix in Self.companionSuffixes where name.hasSuffix(suffix) {
