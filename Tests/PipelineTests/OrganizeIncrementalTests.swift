@@ -92,6 +92,27 @@ import Testing
         return (incremental, a)
     }
 
+    /// An incremental organize records what it read for every asset it touched, so the next one starts from
+    /// the catalog as it is: after a folder deleted, another renamed and a file added (the generated library),
+    /// nothing differs from the record (`organizeChanges` is empty) and a second run organizes nothing.
+    @Test func incrementalOrganizeRecordsEveryTouchedAsset() async throws {
+        let s = try TestScratch("organize-record")
+        let root = s.path("library")
+        try FileManager.default.copyItem(atPath: Corpus.fixtures.appendingPathComponent("generated/library").path, toPath: root)
+        let path = s.path("c.sqlite")
+        _ = try await Self.ingest(root, try Catalog(path: path))
+        try FileManager.default.removeItem(atPath: root + "/bad")
+        try FileManager.default.moveItem(atPath: root + "/camera", toPath: root + "/camera-renamed")
+        try FileManager.default.copyItem(atPath: root + "/xmp/DSC_0100.JPG", toPath: root + "/iphone/copy.jpg")
+        let changed = try await Self.ingest(root, try Catalog(path: path))
+        #expect(changed.inserted >= 1 && changed.deleted >= 1)
+        let c = try Catalog(path: path)
+        let left = try #require(try c.organizeChanges())
+        #expect(left.isEmpty, "not recorded: \(left.before.map(\.localIdentifier)) \(left.after.map(\.localIdentifier))")
+        let again = try await Self.ingest(root, try Catalog(path: path))
+        #expect(again.filesProbed == 0 && again.inserted == 0 && again.updated == 0 && again.deleted == 0)
+    }
+
     @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
     func incrementalOrganizeEqualsFullOrganize() async throws {
         let s = try IngestTests.Scratch()
