@@ -660,10 +660,9 @@ public final class Catalog: Sendable {
             var matched = Set<Int64>()
             // First by primary path, then (for what is left) by content: a file that kept its path keeps its
             // asset even when an identical copy appears beside it.
-            let oldIDs: [Int64?] = incoming.map { byPath[$0.asset.id] }
+            var oldIDs: [Int64?] = incoming.map { byPath[$0.asset.id] }
             for o in oldIDs { if let o { matched.insert(o) } }
             byPath = [:]
-            var movedHere: [Int: Row] = [:]  // incoming asset → the row of a moved asset it continues
             // A moved file can only match an asset of this folder or one whose files vanished (few, on a partial
             // index): when there are none, no asset is looked up by content (a first ingest of many copies
             // would otherwise scan every asset of a hash for each new one).
@@ -672,20 +671,22 @@ public final class Catalog: Sendable {
                 guard let h = input.primaryHash else { continue }
                 // A moved or renamed file: an asset whose files vanished (this run or earlier) with the same
                 // primary content keeps its identity.
-                let candidates = try Row.fetchAll(
+                // (Ids only: the rows are read with the others below; a renamed folder of 20,000 files held
+                // every moved asset's whole row until its commit.)
+                let candidates = try Int64.fetchAll(
                     db.cachedStatement(
                         sql: """
-                        SELECT a.* FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
+                        SELECT a.id FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
                         WHERE r.content_hash = ? AND (a.pending_vanish = 1 OR a.trashed_at IS NOT NULL OR a.dir = ?)
                             AND NOT EXISTS (SELECT 1 FROM file f WHERE f.asset_id = a.id AND f.dir != ?)
                         ORDER BY a.pending_vanish DESC, a.id LIMIT 64
                         """), arguments: [h, c.dir, c.dir])
-                if let o = candidates.first(where: { !matched.contains($0["id"]) }) {
-                    movedHere[k] = o
-                    matched.insert(o["id"])
+                if let o = candidates.first(where: { !matched.contains($0) }) {
+                    oldIDs[k] = o
+                    matched.insert(o)
                 }
             }
-            // The rows of the assets matched by path, a chunk of the incoming assets at a time.
+            // The rows of the assets matched (by path or by content), a chunk of the incoming assets at a time.
             for chunk in stride(from: 0, to: incoming.count, by: Self.comparedRowsChunk) {
                 let range = chunk..<min(incoming.count, chunk + Self.comparedRowsChunk)
                 let ids = range.compactMap { oldIDs[$0] }
@@ -698,7 +699,7 @@ public final class Catalog: Sendable {
                 }
                 for k in range {
                     let input = incoming[k]
-                    if let old = movedHere[k] ?? oldIDs[k].flatMap({ rows[$0] }) {
+                    if let old = oldIDs[k].flatMap({ rows[$0] }) {
                         let id: Int64 = old["id"]
                         let changed = try Self.update(db, id: id, old: old, input, values: columnValues?[k] ?? values(input), stored: stored)
                         if !changed.isEmpty {
