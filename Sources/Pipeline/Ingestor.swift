@@ -359,10 +359,11 @@ public final class Ingestor: Sendable {
                         next += 1
                         let tally = feed.tally()
                         let onProbed: (@Sendable () -> Void)? = tally == nil ? nil : { @Sendable in feed.probed(in: tally) }
+                        let onJudged: (@Sendable () -> Void)? = tally == nil ? nil : { @Sendable in feed.judged(in: tally) }
                         group.addTask { [self] in
                             var r = try await self.prepare(
                                 batch, rows: rows, root: folderRoot, runID: runID, partial: partial, rederive: rederive, pool: pool,
-                                onProbed: onProbed)
+                                onProbed: onProbed, onJudged: onJudged)
                             r.tally = tally
                             return (i, r)
                         }
@@ -675,7 +676,7 @@ public final class Ingestor: Sendable {
     /// Probes what changed in one folder (`rows`: its stored fingerprints) and assembles it.
     func prepare(
         _ batch: FolderBatch, rows: [FileRow], root: String, runID: Int64, partial: Bool = false, rederive: Bool = false, pool: FileWorkPool,
-        onProbed: (@Sendable () -> Void)? = nil
+        onProbed: (@Sendable () -> Void)? = nil, onJudged: (@Sendable () -> Void)? = nil
     ) async throws -> Prepared
     {
         if let error = batch.error {
@@ -715,7 +716,12 @@ public final class Ingestor: Sendable {
             let blobs = try catalog.facts(paths: window.map(\.path))
             let items = window.compactMap { row in blobs[row.path].map { (row: row, blob: $0) } }
             let decoded: [Known?] = await pool.runBatch(
-                items, { item, _ in DerivationRules.decode(item.blob).map { Known(item.row, $0, rules) } },
+                items,
+                { item, _ in
+                    guard let report = DerivationRules.decode(item.blob) else { return nil }
+                    defer { onJudged?() }
+                    return Known(item.row, report, rules)
+                },
                 abandoned: { _, _ in nil }, skipped: { _, _ in nil })
             for k in decoded { if let k { known.append(k) } }
         }

@@ -123,6 +123,19 @@ import Testing
         #expect(walk.contains { $0.filesDone > 0 && $0.filesDone < 120 }, "\(walk.map(\.filesDone))")
         #expect(zip(all, all.dropFirst()).allSatisfy { $0.filesDone <= $1.filesDone && $0.filesProbed <= $1.filesProbed }, "\(all.map(\.filesDone))")
         #expect(walk.last?.filesDone == 120 && walk.last?.filesProbed == 120 && all.last?.filesDone == 120)
+
+        // Re-ingested with one file added, the known files count as they are judged from their stored facts
+        // (done, not probed): the folder does not sit at 0 while 120 of them are read.
+        try Corpus.pngFolder(at: s.path("extra"), count: 1)
+        try FileManager.default.moveItem(atPath: s.path("extra/1000.png"), toPath: dir + "/new.png")
+        let again = Mutex<[IngestProgress]>([])
+        let second = try await Ingestor(options: IngestOptions(roots: [dir], concurrency: 2), catalog: try Catalog(path: s.path("c.sqlite")))
+            .run { p in again.withLock { $0.append(p) } }
+        #expect(second.filesProbed == 1 && second.filesUnchanged == 120)
+        let reported = again.withLock { $0 }.filter { $0.stage == .walk }
+        #expect(reported.contains { $0.filesDone > 0 && $0.filesDone < 121 && $0.filesProbed == 0 }, "\(reported.map(\.filesDone))")
+        #expect(zip(reported, reported.dropFirst()).allSatisfy { $0.filesDone <= $1.filesDone && $0.filesProbed <= $1.filesProbed })
+        #expect(reported.last?.filesDone == 121 && reported.last?.filesProbed == 1)
     }
 
     /// A changed folder's assets are compared with their stored rows a chunk at a time (`Catalog.comparedRowsChunk`,
