@@ -156,7 +156,7 @@ public enum BurstGrouper {
             // as the time rule's sets are: not by the folder's path, so renaming or moving a folder keeps its
             // bursts' identifiers (its assets keep theirs), and a copy of the folder still makes sets of its own.
             let name = g.pattern.rawValue + "|" + g.name + "|" + frames[0].id
-            sets.append(make(frames, identifier: StableIdentifier.uuid("burst:name:" + name), source: .fileName,
+            sets.append(make(frames, inShotOrder: true, identifier: StableIdentifier.uuid("burst:name:" + name), source: .fileName,
                              why: why, cover: covers.first?.id, options: options))
             claim(g.frames)
         }
@@ -215,11 +215,12 @@ public enum BurstGrouper {
 
     // MARK: - Helpers
 
+    /// `ordered`: the frames are in shot order already (the name rule orders them to name the set).
     static func make(
-        _ frames: [BurstCandidate], identifier: String, source: BurstSet.Source, why: String, cover: String? = nil,
-        options: Options
+        _ frames: [BurstCandidate], inShotOrder ordered: Bool = false, identifier: String, source: BurstSet.Source, why: String,
+        cover: String? = nil, options: Options
     ) -> BurstSet {
-        let frames = inShotOrder(frames)
+        let frames = ordered ? frames : inShotOrder(frames)
         var reasons = [Reason("burst", why)]
         var types: [String: BurstSelectionTypes] = [:]
         for f in frames where f.userPicked { types[f.id, default: []].insert(.userPick) }

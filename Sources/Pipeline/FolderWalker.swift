@@ -109,18 +109,14 @@ public struct FolderWalker {
                     continue
                 }
                 // By name in the open folder: the same answers as `lstat`/`stat` of `path`.
+                // Links not followed: one `lstat` (for anything but a link it is the `stat`), and links left out.
                 var s = stat()
-                var known = false  // `s` already holds the entry's answer (not a link: `lstat` is `stat`)
-                if !crawler.followSymlinks {
-                    if fstatat(dirFD, name, &s, AT_SYMLINK_NOFOLLOW) == 0 {
-                        if (s.st_mode & S_IFMT) == S_IFLNK { continue }
-                        known = true
-                    }
-                }
-                if !known && fstatat(dirFD, name, &s, 0) != 0 {
+                if fstatat(dirFD, name, &s, crawler.followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW) != 0 {
                     let e = errno
                     guard crawler.accepts(rel, isDirectory: false, companionKeys: companions) else { continue }
                     files.append(FolderBatch.File(path: path, fingerprint: nil, error: e == ELOOP ? "symbolic link loop" : "cannot stat: \(String(cString: strerror(e)))"))
+                } else if (s.st_mode & S_IFMT) == S_IFLNK {
+                    continue
                 } else if (s.st_mode & S_IFMT) == S_IFDIR {
                     guard crawler.accepts(rel, isDirectory: true), shard?.enters(relativeFolder: rel) ?? true else { continue }
                     if let why = own.reason(dir: dir, name: name, siblings: siblings, isDirectory: true, in: dirFD) {

@@ -668,9 +668,9 @@ public final class Ingestor: Sendable {
     /// A spool for a very large folder's facts: beside the catalog (on the disk it is written to), else in the
     /// temporary folder; nil when neither takes one (the facts are then held).
     static func factsSpool(for catalog: Catalog) -> BlobSpool? {
-        let p = catalog.path
-        let dir = p.lastIndex(of: "/").map { $0 == p.startIndex ? "/" : String(p[..<$0]) } ?? "."
-        return BlobSpool(directories: [dir, NSTemporaryDirectory()], name: PathText.fileName(p) + "-facts")
+        let (parent, name) = PathText.parentAndName(catalog.path)
+        let dir = parent.map { $0.isEmpty ? "/" : String($0) } ?? "."
+        return BlobSpool(directories: [dir, NSTemporaryDirectory()], name: name + "-facts")
     }
 
     /// Probes what changed in one folder (`rows`: its stored fingerprints) and assembles it.
@@ -1037,8 +1037,23 @@ public final class Ingestor: Sendable {
         }
     }
 
-    /// Files whose stored facts a re-derivation reads at once (`derive`, of a large folder).
+    /// Files whose stored facts a re-derivation reads at once (`derive`, `Merger.derive`: of a large folder).
     static let deriveFactsWindow = 2048
+
+    /// A folder's `items` a window at a time, each with the stored facts of its files by path: the whole
+    /// folder's in one query when it fits in one window, else each window's by path (a large folder's are
+    /// not all held: 60 MB at 30,000 files). `body` returns false to stop.
+    static func withStoredFacts<E>(
+        of items: [E], path: (E) -> String, inDirectory dir: String, from catalog: Catalog, window: Int = deriveFactsWindow,
+        _ body: ([E], [String: [UInt8]]) throws -> Bool
+    ) throws {
+        let window = max(1, window)
+        for start in stride(from: 0, to: items.count, by: window) {
+            let part = Array(items[start..<min(items.count, start + window)])
+            let facts = items.count <= window ? try catalog.facts(inDirectory: dir) : try catalog.facts(paths: part.map(path))
+            guard try body(part, facts) else { return }
+        }
+    }
 
     /// One folder derived from its stored facts: its commit, or nil when a file has no usable facts.
     struct FolderDerivation: Sendable {
@@ -1070,25 +1085,25 @@ public final class Ingestor: Sendable {
         // Each file's facts decoded and judged; a big folder's in slices on every core (a decode is ~0.1 ms:
         // a folder of 20,000 files took 2 s on one thread while the other folders were done). A large folder's
         // stored facts are read a window of files at a time (held at once, a 30,000-file folder's were 60 MB).
-        var judged: [Known?] = []
+        var judged: [Known] = []  // stops at the first file without usable facts
         judged.reserveCapacity(rows.count)
-        let window = max(1, window)
-        for start in stride(from: 0, to: rows.count, by: window) {
-            let part = Array(rows[start..<min(rows.count, start + window)])
-            let stored = rows.count <= window ? try catalog.facts(inDirectory: dir) : try catalog.facts(paths: part.map(\.path))
+        try withStoredFacts(of: rows, path: \.path, inDirectory: dir, from: catalog, window: window) { part, stored in
             let known = mapInSlices(part) { row -> Known? in
                 guard row.probeVersion == Prober.version, let blob = stored[row.path], let report = DerivationRules.decode(blob) else { return nil }
                 return Known(row, report, rules)
             }
-            if known.contains(where: { $0 == nil }) { return FolderDerivation(commit: nil, files: rows.count) }
-            judged += known
+            for k in known {
+                guard let k else { return false }
+                judged.append(k)
+            }
+            return true
         }
+        guard judged.count == rows.count else { return FolderDerivation(commit: nil, files: rows.count) }
         var classifications: [FileClassification] = []
         var hashes: [String: String] = [:]
         var files: [FileRow] = []
         classifications.reserveCapacity(rows.count)
         for (row, known) in zip(rows, judged) {
-            guard let known else { return FolderDerivation(commit: nil, files: rows.count) }
             classifications.append(known.c)
             if let h = row.contentHash { hashes[row.path] = h }
             if let rewritten = known.rewritten { files.append(rewritten) }

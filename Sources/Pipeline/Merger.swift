@@ -253,15 +253,12 @@ public struct Merger: Sendable {
         let shard = shards[p.shard]
         let large = p.files.count >= largeFolder
         let spool = large ? Ingestor.factsSpool(for: catalog) : nil
-        let window = large ? Ingestor.deriveFactsWindow : max(1, p.files.count)
         // Each file's facts decoded and judged, a big folder's in slices on every core; the checks below in order.
         let rules = self.rules
         var classifications: [FileClassification] = []
         var hashes: [String: String] = [:]
         var rows: [FileRow] = []
-        for start in stride(from: 0, to: p.files.count, by: window) {
-            let part = Array(p.files[start..<min(p.files.count, start + window)])
-            let facts = large ? try shard.catalog.facts(paths: part.map(\.row.path)) : try shard.catalog.facts(inDirectory: p.dir)
+        try Ingestor.withStoredFacts(of: p.files, path: \.row.path, inDirectory: p.dir, from: shard.catalog) { part, facts in
             let judged: [FileClassification?] = Ingestor.mapInSlices(part) { f in
                 guard f.row.probeVersion == Prober.version, let blob = facts[f.row.path], let report = DerivationRules.decode(blob) else { return nil }
                 return rules.classify(report)
@@ -284,6 +281,7 @@ public struct Merger: Sendable {
                 if let h = row.contentHash { hashes[row.path] = h }
                 rows.append(row)
             }
+            return true
         }
         var (commit, _) = Ingestor.commit(
             classifications, hashes: hashes, files: rows, vanished: p.vanished, errors: [], root: p.root, dir: p.dir, runID: runID,
