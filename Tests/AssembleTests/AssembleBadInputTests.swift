@@ -97,4 +97,33 @@ import TestSupport
         #expect(a.orphans.map(\.path) == ["IMG_0009.jpg.json", "IMG_O0008.AAE"])
         #expect(a.orphans.first { $0.path == "IMG_O0008.AAE" }?.reason == "no media file with stem IMG_0008 in folder")
     }
+
+    /// Undated files (PNGs without a date) are dated by their own modification time as a last resort, each
+    /// asset by its primary file's — found through an index since a scan per asset made a folder of 20,000
+    /// undated files quadratic. A dated file keeps its own date.
+    @Test func undatedFilesTakeTheirOwnModificationTimes() throws {
+        let t = try Tree()
+        try Corpus.pngFolder(at: t.url.path, count: 300)
+        let lib = Corpus.fixtures.appendingPathComponent("generated/library/camera/DSC_0010.JPG")
+        try FileManager.default.copyItem(at: lib, to: t.url.appendingPathComponent("DSC_0010.JPG"))
+        let a = try t.assemble()
+        #expect(a.assets.count == 301)
+        var undated = 0
+        for x in a.assets where x.asset.id.hasSuffix(".png") {
+            let attrs = try FileManager.default.attributesOfItem(atPath: t.url.path + "/" + x.asset.id)
+            let mtime = try #require(attrs[.modificationDate] as? Date)
+            let date = try #require(x.asset.creationDate, "\(x.asset.id)")
+            // The local time the file's time gives at the offset stored with it.
+            let f = DateFormatter()
+            f.locale = Locale(identifier: "en_US_POSIX")
+            f.timeZone = TimeZone(secondsFromGMT: date.offsetSeconds ?? 0)
+            f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+            #expect(date.local.hasPrefix(f.string(from: mtime)), "\(x.asset.id): \(date)")
+            #expect(x.asset.creationDateSource?.hasPrefix(Asset.fileTimeDateSource + " (last resort") == true)
+            undated += 1
+        }
+        #expect(undated == 300)
+        let jpeg = try #require(a.assets.first { $0.asset.id == "DSC_0010.JPG" })
+        #expect(jpeg.asset.creationDateSource?.hasPrefix(Asset.fileTimeDateSource) == false)
+    }
 }
