@@ -988,6 +988,7 @@ public final class Catalog: Sendable {
         let columnIndex: [Int]
         let trashedAt: Int
         let pendingVanish: Int
+        let userProperties: Int
         let resources: [Int64: [String]]
 
         init(_ db: Database, _ row: Row, dir: String, root: String) throws {
@@ -999,6 +1000,7 @@ public final class Catalog: Sendable {
             columnIndex = try derivedColumns.map(index)
             trashedAt = try index("trashed_at")
             pendingVanish = try index("pending_vanish")
+            userProperties = try index("user_properties")
             var r: [Int64: [String]] = [:]
             let rows = try Row.fetchCursor(
                 db.cachedStatement(
@@ -1033,27 +1035,30 @@ public final class Catalog: Sendable {
         let newResources = zip(i.asset.resources, i.resourceHashes).map { resourceKey(type: $0.0.type.rawValue, path: $0.0.path, hash: $0.1) }
         // Most assets of a re-derived folder are as they were: told by position, without the by-name work below.
         if let stored, stored.unchanged(old, derived, resources: newResources, id: id) { return [] }
-        var v: [String: (any DatabaseValueConvertible)?] = [:]
-        for (k, name) in derivedColumns.enumerated() { v[name] = derived[k] }
+        // The stored row's columns by position when the folder's positions are known (by name, GRDB looks each
+        // name up lower-cased: 8 % of a renamed 20,000-file folder's run).
+        func oldValue(_ k: Int) -> DatabaseValue { stored.map { old[$0.columnIndex[k]] } ?? old[derivedColumns[k]] }
+        func oldValue(_ name: String, at position: KeyPath<StoredAssets, Int>) -> DatabaseValue { stored.map { old[$0[keyPath: position]] } ?? old[name] }
         // What the user changed (favorite, hidden, date, location) stays the user's, whatever the files say.
-        let userProperties = Set(((old["user_properties"] as String?) ?? "").split(separator: ",").map(String.init))
-        for (property, columns) in userColumns where userProperties.contains(property) {
-            for c in columns { v.removeValue(forKey: c) }
-        }
+        let userText = String.fromDatabaseValue(oldValue("user_properties", at: \.userProperties)) ?? ""
+        let owned = Set(userText.split(separator: ",").flatMap { userColumns[String($0)] ?? [] })
+        var v: [String: (any DatabaseValueConvertible)?] = [:]
         var changedCols: [String] = []
-        for (col, value) in v.sorted(by: { $0.key < $1.key }) where col != "reasons" {
-            let dbv = value?.databaseValue ?? .null
-            if old[col] as DatabaseValue != dbv { changedCols.append(col) }
+        for (k, name) in derivedColumns.enumerated() where !owned.contains(name) {
+            v[name] = derived[k]
+            if k != reasonsColumn && oldValue(k) != derived[k] { changedCols.append(name) }
         }
+        changedCols.sort()
         let oldResources = try stored?.resources[id] ?? resourceKeys(db, id)
         var props = Set(changedCols.compactMap { propertyNames[$0] })
         if oldResources != newResources { props.insert("resources") }
-        let wasTrashed = (old["trashed_at"] as String?) != nil
+        let wasTrashed = !oldValue("trashed_at", at: \.trashedAt).isNull
         if wasTrashed { props.insert("isTrashed") }
-        let reasonsChanged = (old["reasons"] as DatabaseValue) != derived[reasonsColumn]
+        let reasonsChanged = oldValue(reasonsColumn) != derived[reasonsColumn]
         // A column no property stands for (the files' burst identifier: organize's is the property) is
         // written without a record.
-        guard !props.isEmpty || !changedCols.isEmpty || reasonsChanged || (old["pending_vanish"] as Int64) != 0 else { return [] }
+        let wasPending = Int64.fromDatabaseValue(oldValue("pending_vanish", at: \.pendingVanish)) ?? 0
+        guard !props.isEmpty || !changedCols.isEmpty || reasonsChanged || wasPending != 0 else { return [] }
         var sets = v
         sets["pending_vanish"] = 0
         // `sets[key] = nil` would remove the key (and leave the asset in Recently Deleted): store a NULL.
