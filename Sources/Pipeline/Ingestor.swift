@@ -54,6 +54,10 @@ public struct IngestOptions: Sendable {
     /// Tests set 1 to treat every folder so.
     public var largeFolder = IngestOptions.defaultLargeFolder
     public static let defaultLargeFolder = 2048
+    /// Whether a file met at a new path takes over the stored facts of one that vanished from its old path this
+    /// run (same name and version; see `MovedFacts`). Only tests turn it off, to show it changes nothing but
+    /// what is read.
+    public var takeOverMovedFacts = true
     /// Asked at every folder boundary: true stops the run there (SIGINT/SIGTERM); what was committed
     /// stays, the run is marked `interrupted` and the next ingest finishes the job.
     public var stopRequested: (@Sendable () -> Bool)?
@@ -120,6 +124,9 @@ public struct IngestSummary: Sendable {
     public var filesSeen = 0
     public var filesProbed = 0
     public var filesUnchanged = 0
+    /// Files at new paths (a folder renamed or moved) that took over the stored facts of the file that vanished
+    /// from the old one — same name, device, inode, size and modification time — rather than being read.
+    public var filesMoved = 0
     public var foldersChanged = 0
     public var inserted = 0
     public var updated = 0
@@ -220,6 +227,8 @@ public final class Ingestor: Sendable {
         var outcomes = Outcomes()
         /// Unchanged files probed again because their stored facts came from an older probe.
         var staleFacts = 0
+        /// Files at new paths that took over a vanished file's facts (`MovedFacts`) instead of a probe.
+        var moved = 0
         /// Its files probed so far, as progress reported them before the folder was taken in.
         var tally: ProgressFeed.Tally?
     }
@@ -274,6 +283,8 @@ public final class Ingestor: Sendable {
         var visitedAll = PathSet()
         var staleFacts = 0
         var revisited: [(path: String, sameAs: String)] = []
+        // Facts of files vanishing from their paths, for files met at new paths (a folder renamed or moved).
+        let moved = MovedFacts(catalog: catalog)
         rootLoop: for root in roots {
             if summary.interrupted { break rootLoop }
             let walkedDir = Crawler.isDirectory(root) ? root : (root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ".")
@@ -355,6 +366,12 @@ public final class Ingestor: Sendable {
                             feed.update { $0.filesDone += batch.files.count }
                             continue
                         }
+                        // Its files that vanish are set aside before any later folder is handed out (and before
+                        // this one's commit deletes them): a renamed folder's, committed first, cover its new name.
+                        if options.takeOverMovedFacts, !partial, batch.error == nil {
+                            try moved.register(MovedFacts.vanished(rows, present: batch.files))
+                        }
+                        let movedFacts = moved.isEmpty ? nil : moved
                         let i = next
                         next += 1
                         let tally = feed.tally()
@@ -363,7 +380,7 @@ public final class Ingestor: Sendable {
                         group.addTask { [self] in
                             var r = try await self.prepare(
                                 batch, rows: rows, root: folderRoot, runID: runID, partial: partial, rederive: rederive, pool: pool,
-                                onProbed: onProbed, onJudged: onJudged)
+                                onProbed: onProbed, onJudged: onJudged, moved: movedFacts)
                             r.tally = tally
                             return (i, r)
                         }
@@ -402,6 +419,7 @@ public final class Ingestor: Sendable {
                         }
                         summary.filesSeen += r.seen
                         summary.filesProbed += r.probed
+                        summary.filesMoved += r.moved
                         summary.filesUnchanged += r.unchanged
                         staleFacts += r.staleFacts
                         summary.errors += r.errors.count
@@ -439,6 +457,11 @@ public final class Ingestor: Sendable {
         summary.peakConcurrentFiles = stats.peakRunning
         summary.elapsed = Date().timeIntervalSince(start)
         if let note = Self.revisitedNote(revisited) { summary.notes.append(note) }
+        if summary.filesMoved > 0 {
+            summary.notes.append(
+                "\(summary.filesMoved) moved \(summary.filesMoved == 1 ? "file" : "files") (same name, inode, size and modification time as one gone from its old path) took over the stored facts and hash instead of being read again"
+            )
+        }
         if staleFacts > 0 {
             summary.notes.append(
                 "\(staleFacts) unchanged files were probed again: their stored facts came from an older version of the probe (this one writes version \(Prober.version))"
@@ -676,7 +699,7 @@ public final class Ingestor: Sendable {
     /// Probes what changed in one folder (`rows`: its stored fingerprints) and assembles it.
     func prepare(
         _ batch: FolderBatch, rows: [FileRow], root: String, runID: Int64, partial: Bool = false, rederive: Bool = false, pool: FileWorkPool,
-        onProbed: (@Sendable () -> Void)? = nil, onJudged: (@Sendable () -> Void)? = nil
+        onProbed: (@Sendable () -> Void)? = nil, onJudged: (@Sendable () -> Void)? = nil, moved: MovedFacts? = nil
     ) async throws -> Prepared
     {
         if let error = batch.error {
@@ -749,6 +772,10 @@ public final class Ingestor: Sendable {
             toProbe,
             { f, deadline in
                 defer { onProbed?() }
+                // A file moved here from a path that vanished this run, same name and version: its facts.
+                if let moved, let t = moved.takeOver(f, mode: mode) {
+                    return ProbedFile(f, t.report, hash: t.hash, sampleHash: t.sampleHash, rules: rules, spool: spool, moved: true)
+                }
                 hook?(f.path)
                 guard f.error == nil else {
                     let report = ProbeRunner.report(for: CrawlEntry(path: f.path, error: f.error), prober: prober, deadline: deadline)
@@ -766,7 +793,8 @@ public final class Ingestor: Sendable {
                 onProbed?()
                 return ProbedFile(f, ProbeRunner.skippedReport(f.path, stuck: stuck), hash: nil, rules: rules)
             })
-        prepared.probed = probed.count
+        prepared.moved = probed.count { $0.moved }
+        prepared.probed = probed.count - prepared.moved
 
         var files: [FileRow] = []
         var classifications: [FileClassification] = []
@@ -800,7 +828,7 @@ public final class Ingestor: Sendable {
                 FileRow(
                     path: f.path, root: root, dir: batch.dir, fingerprint: fp, contentHash: p.hash, kind: c.kind.rawValue,
                     role: c.role.rawValue, status: status, lastError: note, facts: p.facts, probeVersion: p.hasFacts ? Prober.version : nil,
-                    skipCategory: notMedia?.category, sampleHash: p.hash.flatMap { ContentHasher.isPartial($0) ? $0 : nil }, spooledFacts: p.spooled))
+                    skipCategory: notMedia?.category, sampleHash: p.sampleHash, spooledFacts: p.spooled))
         }
         for k in known {
             let (row, c, rewritten) = (k.row, k.c, k.rewritten)
@@ -839,6 +867,10 @@ public final class Ingestor: Sendable {
         var problems: [ProbeIssue]
         var notMedia: NotMedia?
         var hash: String?
+        /// The partial hash (`--hash sampled|none`): `hash`, or the one it completed (a moved file's).
+        var sampleHash: String?
+        /// Its facts were a vanished file's (`MovedFacts`), not a probe's.
+        var moved = false
         var classification: FileClassification
         /// The facts as stored, held here or set aside in `spooled`; neither for a file that could not be
         /// stat'ed (no file row is written for it).
@@ -846,11 +878,16 @@ public final class Ingestor: Sendable {
         var spooled: SpooledBlob?
         var hasFacts: Bool { facts != nil || spooled != nil }
 
-        init(_ file: FolderBatch.File, _ report: ProbeReport, hash: String?, rules: DerivationRules, spool: BlobSpool? = nil) {
+        init(
+            _ file: FolderBatch.File, _ report: ProbeReport, hash: String?, sampleHash: String?? = nil, rules: DerivationRules, spool: BlobSpool? = nil,
+            moved: Bool = false
+        ) {
             self.file = file
             problems = report.issues.filter { $0.severity != .warning }
             notMedia = report.notMedia
             self.hash = hash
+            self.sampleHash = sampleHash ?? hash.flatMap { ContentHasher.isPartial($0) ? $0 : nil }
+            self.moved = moved
             classification = rules.classify(report)
             guard file.fingerprint != nil, let encoded = DerivationRules.encode(report) else { return }
             // A spool that cannot take them (a full disk) leaves the facts here.
@@ -922,7 +959,9 @@ public final class Ingestor: Sendable {
             var readable = Set<FileIdentity>()
             for i in new {
                 let f = c.files[i]
-                guard let full = readBefore(f.fingerprint) ?? completedBefore[f.fingerprint] ?? read(f.fingerprint, f.path) else { continue }
+                // A moved file's row may hold the full hash its old path was completed to (`MovedFacts`).
+                let held = f.contentHash.flatMap { $0 != h ? $0 : nil }
+                guard let full = held ?? readBefore(f.fingerprint) ?? completedBefore[f.fingerprint] ?? read(f.fingerprint, f.path) else { continue }
                 fullNew.append((i, full))
                 readable.insert(FileIdentity(f.fingerprint))
             }

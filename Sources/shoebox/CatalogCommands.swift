@@ -491,7 +491,7 @@ enum SummaryText {
     static func document(_ s: IngestSummary, catalog: String) -> [String: Any] {
         var doc: [String: Any] = [
             "event": "summary", "runID": s.runID, "catalog": catalog, "filesSeen": s.filesSeen, "filesProbed": s.filesProbed,
-            "filesUnchanged": s.filesUnchanged, "foldersChanged": s.foldersChanged, "elapsed": (s.elapsed * 1000).rounded() / 1000,
+            "filesUnchanged": s.filesUnchanged, "filesMoved": s.filesMoved, "foldersChanged": s.foldersChanged, "elapsed": (s.elapsed * 1000).rounded() / 1000,
             "inserted": s.inserted, "updated": s.updated, "deleted": s.deleted, "orphans": s.orphans, "errors": s.errors,
             "damaged": s.outcomes.damaged, "failed": s.outcomes.failed, "skipped": s.outcomes.skipped, "own": s.outcomes.own,
             "interrupted": s.interrupted, "filesAbandoned": s.filesAbandoned, "filesSkipped": s.filesSkipped,

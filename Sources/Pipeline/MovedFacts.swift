@@ -1,0 +1,131 @@
+import Catalog
+import Foundation
+import MediaProbe
+import PhotoModel
+import Synchronization
+
+/// The stored facts and hashes of files that vanished from their paths during a run, so a file met at a new
+/// path — a folder renamed or moved ("Camera" → "Camera 2023"), files moved to a folder walked after theirs —
+/// takes them over instead of being read again.
+///
+/// A probe's report is a function of the file's name and its bytes: the name decides whether a file is held
+/// to a media claim and what is not media (`NotMediaRule`), and nothing else of the path is read. The bytes
+/// are the same when the version is (device, inode, size, modification time: what makes a file unchanged in
+/// place). So a file at a new path with the **same name** and the same version as a vanished one gets the
+/// vanished one's facts with the path replaced — the facts a probe would write, byte for byte — and its
+/// hash when it is the kind this run's `--hash` mode makes. A file renamed (another name) is probed.
+///
+/// The vanished rows' facts are read when their folder is taken in (before any folder after it is handed to
+/// the workers, and before the folder's commit deletes them) and set aside in a `BlobSpool`; what is held is
+/// ~200 bytes a file. Only files whose stored status is `ok`, `damaged` or `skipped` are taken over: an error
+/// may be transient, and a file with one is read again, as it would be in place.
+final class MovedFacts: Sendable {
+    struct Entry: Sendable {
+        var name: Substring
+        var contentHash: String?
+        var sampleHash: String?
+        var facts: SpooledBlob
+    }
+
+    /// A vanished file's facts for a file at a new path: its report (path replaced) and hashes.
+    struct TakenOver {
+        var report: ProbeReport
+        var hash: String?
+        var sampleHash: String?
+    }
+
+    private let catalog: Catalog
+    private let window: Int
+    private let state = Mutex<(entries: [FileFingerprint: [Entry]], spool: BlobSpool?, noSpool: Bool)>(([:], nil, false))
+
+    init(catalog: Catalog, window: Int = 2048) {
+        self.catalog = catalog
+        self.window = max(1, window)
+    }
+
+    /// Whether any vanished file is held (no lookup costs a lock before).
+    var isEmpty: Bool { state.withLock { $0.entries.isEmpty } }
+
+    /// How many vanished files are held.
+    var count: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.count } } }
+
+    /// The rows of `stored` (one folder's stored files) whose paths are not among `present` (the files
+    /// walked there): those that vanish with this folder's commit. Every row when the folder is gone.
+    static func vanished(_ stored: [FileRow], present files: [FolderBatch.File]) -> [FileRow] {
+        guard !stored.isEmpty else { return [] }
+        if files.isEmpty { return stored }
+        let present = Set(files.map(\.path))
+        return stored.filter { !present.contains($0.path) }
+    }
+
+    /// Sets aside the facts of `rows` (files vanishing from their paths) that could be taken over; returns how
+    /// many were. A spool that cannot be opened (nowhere to write) holds nothing: those files are probed.
+    @discardableResult
+    func register(_ rows: [FileRow]) throws(CatalogError) -> Int {
+        let usable = rows.filter { r in
+            r.probeVersion == Prober.version && (r.status == "ok" || r.status == "damaged" || r.status == "skipped")
+        }
+        guard !usable.isEmpty else { return 0 }
+        let spool: BlobSpool? = state.withLock { s in
+            if s.spool == nil && !s.noSpool {
+                s.spool = Ingestor.factsSpool(for: catalog)
+                s.noSpool = s.spool == nil
+            }
+            return s.spool
+        }
+        guard let spool else { return 0 }
+        var added = 0
+        for start in stride(from: 0, to: usable.count, by: window) {
+            let part = usable[start..<min(usable.count, start + window)]
+            let blobs = try catalog.facts(paths: part.map(\.path))
+            var entries: [(FileFingerprint, Entry)] = []
+            entries.reserveCapacity(part.count)
+            for r in part {
+                guard let blob = blobs[r.path], let spooled = spool.append(blob) else { continue }
+                entries.append(
+                    (r.fingerprint, Entry(name: PathText.parentAndName(r.path).name, contentHash: r.contentHash, sampleHash: r.sampleHash, facts: spooled)))
+            }
+            added += entries.count
+            state.withLock { s in
+                for (fp, e) in entries { s.entries[fp, default: []].append(e) }
+            }
+        }
+        return added
+    }
+
+    /// The facts of a vanished file for `file`: same version, same name, facts of this probe that decode, and
+    /// a hash this run would make. Nil: probe it.
+    func takeOver(_ file: FolderBatch.File, mode: HashMode) -> TakenOver? {
+        guard let fp = file.fingerprint, file.error == nil else { return nil }
+        let name = PathText.parentAndName(file.path).name
+        guard let e = state.withLock({ s in s.entries[fp]?.first { $0.name == name } }) else { return nil }
+        guard let hashes = Self.hashes(contentHash: e.contentHash, sampleHash: e.sampleHash, mode: mode, size: fp.size),
+            let blob = try? e.facts.bytes(), var report = DerivationRules.decode(blob)
+        else { return nil }
+        report.path = file.path
+        return TakenOver(report: report, hash: hashes.hash, sampleHash: hashes.sampleHash)
+    }
+
+    /// The content hash (and partial hash) a file's row gets in `mode` from a stored row's: the hash that
+    /// mode makes of a file of this size (`ContentHasher.hash`) must be among them, else nil (it is read).
+    /// A partial hash completed before keeps its full hash, as the stored row did: the file it was compared
+    /// with may be the one that shares it still.
+    static func hashes(contentHash: String?, sampleHash: String?, mode: HashMode, size: Int64) -> (hash: String, sampleHash: String?)? {
+        let bytes = UInt64(max(0, size)), window = UInt64(ContentHasher.sampleWindow)
+        let prefix: String
+        switch mode {
+        case .full: prefix = bytes <= ContentHasher.fullHashLimit ? "xxh128:" : "xxh128s:"
+        case .sampled: prefix = bytes <= 3 * window ? "xxh128:" : "xxh128w:"
+        case .none: prefix = bytes <= window ? "xxh128:" : "xxh128h:"
+        }
+        guard ContentHasher.isPartial(prefix + "x") else {
+            // A whole (or, past the full-hash limit, 16-window) hash: the stored content hash if it is one.
+            guard let h = contentHash, h.hasPrefix(prefix) else { return nil }
+            return (h, nil)
+        }
+        let partial = [sampleHash, contentHash].lazy.compactMap { $0 }.first { $0.hasPrefix(prefix) }
+        guard let partial else { return nil }
+        if let h = contentHash, h != partial, !ContentHasher.isPartial(h) { return (h, partial) }
+        return (partial, partial)
+    }
+}

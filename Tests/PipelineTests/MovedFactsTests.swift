@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+import MediaProbe
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Catalog
+@testable import Pipeline
+
+/// Issue 17 (renames at scale): a folder renamed or moved ("Camera" → "Camera 2023") was probed again file by
+/// file at its new paths — every byte with `--hash full`. A file met at a new path with the same name and
+/// version (device, inode, size, modification time) as one that vanished this run takes over its stored
+/// facts and hash (`MovedFacts`). It must change nothing but what is read.
+@Suite struct MovedFactsTests {
+    /// The paths an ingest probed.
+    final class Probed: Sendable {
+        let paths = Mutex<Set<String>>([])
+        var all: Set<String> { paths.withLock { $0 } }
+    }
+
+    static func ingest(_ root: String, _ path: String, mode: HashMode, takeOver: Bool = true, probed: Probed? = nil) async throws -> IngestSummary {
+        var o = IngestOptions(roots: [root], concurrency: 2)
+        o.hashMode = mode
+        o.takeOverMovedFacts = takeOver
+        if let probed { o.beforeProbe = { p in probed.paths.withLock { _ = $0.insert(p) } } }
+        return try await Ingestor(options: o, catalog: try Catalog(path: path)).run()
+    }
+
+    static func statuses(_ path: String) throws -> [String: String] {
+        let q = try DatabaseQueue(path: path)
+        defer { try? q.close() }
+        return try q.read { db in
+            var out: [String: String] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT path, status FROM file") { out[r["path"]] = r["status"] }
+            return out
+        }
+    }
+
+    /// The generated library (Live Photos, edits, a screen recording, damaged and failed files, Takeout, XMP)
+    /// ingested twice, once taking moved files' facts over and once not; then a folder renamed, another with
+    /// failed files renamed, a RAW moved to a folder walked after its own, a sidecar moved to one walked
+    /// before, and a file of the renamed folder given another name. Re-ingested: the catalogs are the same
+    /// (facts byte for byte, digests, files, assets, errors, albums and moments) and the facts are a fresh
+    /// ingest's of the new tree; only the files whose facts could not be taken over were read.
+    @Test(arguments: [HashMode.full, .sampled, .none])
+    func movedFilesTakeOverTheirFactsAndChangeNothingElse(mode: HashMode) async throws {
+        let s = try TestScratch("moved-facts")
+        let root = try LargeFolderTests.library(s)
+        let on = s.path("on.sqlite"), off = s.path("off.sqlite"), fresh = s.path("fresh.sqlite")
+        _ = try await Self.ingest(root, on, mode: mode)
+        _ = try await Self.ingest(root, off, mode: mode)
+        let before = try Self.statuses(on)
+        #expect(before.values.contains("error") && before.values.contains("ok"), "\(Set(before.values))")
+
+        let fm = FileManager.default
+        try fm.moveItem(atPath: root + "/iphone", toPath: root + "/iPhone 2023")
+        try fm.moveItem(atPath: root + "/bad", toPath: root + "/bad files")
+        try fm.moveItem(atPath: root + "/camera/DSC_0011.NEF", toPath: root + "/xmp/DSC_0011.NEF")  // walked later: taken over
+        // Walked earlier: taken over only if its folder's turn to set aside what vanished came before the file
+        // was probed (the folders are prepared at once), else read.
+        try fm.moveItem(atPath: root + "/xmp/DSC_0101.xmp", toPath: root + "/camera/DSC_0101.xmp")
+        try fm.moveItem(atPath: root + "/iPhone 2023/IMG_0007.JPG", toPath: root + "/iPhone 2023/holiday.JPG")  // another name: read
+        // Where each file came from, and which ones are taken over: same name, a reusable status, and a folder
+        // that vanished (or lost the file) before the new folder was handed out.
+        var origin: [String: String] = [:]
+        for (old, status) in before {
+            var new = old
+            for (a, b) in [("/iphone/", "/iPhone 2023/"), ("/bad/", "/bad files/")] where old.contains(root + a) {
+                new = old.replacingOccurrences(of: root + a, with: root + b)
+            }
+            if old.hasSuffix("/camera/DSC_0011.NEF") { new = root + "/xmp/DSC_0011.NEF" }
+            if old.hasSuffix("/xmp/DSC_0101.xmp") { new = root + "/camera/DSC_0101.xmp" }
+            if old.hasSuffix("/iphone/IMG_0007.JPG") { new = root + "/iPhone 2023/holiday.JPG" }
+            if new != old { origin[new] = status }
+        }
+        let expectedMoved = Set(
+            origin.filter { path, status in
+                ["ok", "damaged", "skipped"].contains(status) && !path.hasSuffix("/holiday.JPG") && !path.hasSuffix("/camera/DSC_0101.xmp")
+            }.keys)
+        #expect(expectedMoved.count > 15 && origin.count > expectedMoved.count + 3, "\(expectedMoved.count) of \(origin.count)")
+
+        let probedOn = Probed(), probedOff = Probed()
+        let a = try await Self.ingest(root, on, mode: mode, probed: probedOn)
+        let b = try await Self.ingest(root, off, mode: mode, takeOver: false, probed: probedOff)
+        let (readOn, readOff) = (probedOn.all, probedOff.all)
+        #expect(readOff == Set(origin.keys), "without taking over, every file at a new path is read")
+        let either = root + "/camera/DSC_0101.xmp"
+        let read = readOff.subtracting(expectedMoved)
+        #expect(readOn == read || readOn == read.subtracting([either]), "read: \(readOn.sorted())")
+        #expect(read.contains(root + "/iPhone 2023/holiday.JPG") && read.contains { $0.contains("/bad files/") })
+        let moved = expectedMoved.count + (readOn.contains(either) ? 0 : 1)
+        #expect(a.filesMoved == moved && b.filesMoved == 0, "\(a.filesMoved)")
+        #expect(a.filesProbed + a.filesMoved == b.filesProbed && a.filesSeen == b.filesSeen)
+        #expect(a.notes.contains { $0.hasPrefix("\(moved) moved files") }, "\(a.notes)")
+        #expect(a.inserted == b.inserted && a.updated == b.updated && a.deleted == b.deleted, "\(a.inserted) \(a.updated) \(a.deleted)")
+
+        let (x, y) = (try LargeFolderTests.storedBytes(on), try LargeFolderTests.storedBytes(off))
+        #expect(!x.facts.isEmpty && x.facts == y.facts, "facts")
+        #expect(x.digests == y.digests, "folder digests")
+        let (p, q) = (try CatalogSnapshot(path: on), try CatalogSnapshot(path: off))
+        let differing = Set(p.assets.keys).union(q.assets.keys).filter { p.assets[$0] != q.assets[$0] }.sorted()
+        #expect(p.assets.count > 20 && differing.isEmpty, "assets differ: \(differing.prefix(3))")
+        #expect(p.files == q.files && p.errors == q.errors, "files and errors")
+        #expect(p.collections == q.collections && p.lists == q.lists, "collections")
+
+        // The facts taken over are the ones a probe of the new paths writes.
+        _ = try await Self.ingest(root, fresh, mode: mode)
+        let z = try LargeFolderTests.storedBytes(fresh)
+        let wrong = Set(x.facts.keys).union(z.facts.keys).filter { x.facts[$0] != z.facts[$0] }.sorted()
+        #expect(wrong.isEmpty, "facts unlike a fresh ingest's: \(wrong.prefix(3))")
+    }
+
+    /// The hashes a moved file's row takes from a vanished one's are the ones the run's mode makes of it,
+    /// whatever mode wrote the stored row (or none: it is read). Real files of each size class the modes tell
+    /// apart, stored rows of every mode, completed or not.
+    @Test func takenOverHashesAreTheOnesTheModeMakes() throws {
+        let s = try TestScratch("moved-hashes")
+        var checked = 0
+        for size in [10_000, 100_000, 150_000, 1_000_000] {
+            let path = s.path("f\(size).bin")
+            try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }).write(to: URL(fileURLWithPath: path))
+            var made: [HashMode: String] = [:]
+            for m in HashMode.allCases { made[m] = try ContentHasher.hash(path: path, mode: m) }
+            let full = made[.full]!
+            for stored in HashMode.allCases {
+                let h = made[stored]!
+                var rows: [(String?, String?)] = [(h, ContentHasher.isPartial(h) ? h : nil)]
+                if ContentHasher.isPartial(h) { rows.append((full, h)) }  // completed to a full hash
+                for (content, sample) in rows {
+                    for run in HashMode.allCases {
+                        let r = MovedFacts.hashes(contentHash: content, sampleHash: sample, mode: run, size: Int64(size))
+                        let want: String = made[run]!
+                        let label = "\(size) \(stored) → \(run)"
+                        if stored == run || want == h { #expect(r != nil, "\(label)") }
+                        guard let r else { continue }
+                        checked += 1
+                        let partial: String? = ContentHasher.isPartial(want) ? want : nil
+                        #expect((r.sampleHash ?? r.hash) == want, "\(label)")
+                        #expect(r.sampleHash == partial, "\(label)")
+                        let completed = r.hash == full && content == full
+                        #expect(r.hash == want || completed, "\(label): \(r.hash)")
+                    }
+                }
+            }
+        }
+        #expect(checked > 20)
+    }
+}
