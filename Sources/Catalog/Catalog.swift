@@ -652,11 +652,9 @@ public final class Catalog: Sendable {
                     byPath[r[1]] = id
                 }
             }
-            // For the comparison of each re-derived asset with its row: the rows' column positions, and the
-            // stored resources of the folder's assets in one query (not one per asset).
-            let stored = try existing.first.flatMap { e in
-                try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM asset WHERE id = ?"), arguments: [e.id])
-            }.map { try StoredAssets(db, $0, dir: c.dir, root: c.root) }
+            // For the comparison of each asset with its row: the rows' column positions (from the first row read),
+            // and the stored resources of each chunk's assets in one query (not one per asset).
+            var stored: StoredAssets? = nil
             var matched = Set<Int64>()
             // First by primary path, then (for what is left) by content: a file that kept its path keeps its
             // asset even when an identical copy appears beside it.
@@ -695,15 +693,18 @@ public final class Catalog: Sendable {
                     let cursor = try Row.fetchCursor(
                         db.cachedStatement(sql: "SELECT * FROM asset WHERE id IN (SELECT value FROM json_each(?))"),
                         arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
-                    while let r = try cursor.next() { rows[r["id"]] = r.copy() }
+                    while let r = try cursor.next() {
+                        if stored == nil { stored = try StoredAssets(columnsOf: r) }
+                        rows[r[stored!.id]] = r.copy()
+                    }
+                    try stored?.readResources(db, of: ids)
                 }
                 for k in range {
                     let input = incoming[k]
-                    if let old = oldIDs[k].flatMap({ rows[$0] }) {
-                        let id: Int64 = old["id"]
+                    if let id = oldIDs[k], let old = rows[id], let stored {
                         let changed = try Self.update(db, id: id, old: old, input, values: columnValues?[k] ?? values(input), stored: stored)
                         if !changed.isEmpty {
-                            records.append(try Self.record(db, c.runID, "asset", old["local_identifier"], "updated", changed, using: st))
+                            records.append(try Self.record(db, c.runID, "asset", old[stored.localIdentifier], "updated", changed, using: st))
                         }
                         link(id, input)
                     } else {
@@ -981,33 +982,42 @@ public final class Catalog: Sendable {
         return (id, lid)
     }
 
-    /// What `update` compares a folder's re-derived assets with, read once per folder: where each derived
-    /// column is in the folder's `SELECT *` rows, and the stored resource keys of its assets.
+    /// What `update` compares stored assets with: where each column is in a `SELECT *` row of the asset table
+    /// (by position: by name GRDB looks each name up lower-cased, 8–12 % of a renamed 20,000-file folder's
+    /// run), and the stored resource keys of the assets being compared, read a chunk of them at a time.
     struct StoredAssets {
         /// `derivedColumns[k]` is at `columnIndex[k]` of a row.
         let columnIndex: [Int]
+        let id: Int
+        let localIdentifier: Int
         let trashedAt: Int
         let pendingVanish: Int
         let userProperties: Int
-        let resources: [Int64: [String]]
+        private(set) var resources: [Int64: [String]] = [:]
 
-        init(_ db: Database, _ row: Row, dir: String, root: String) throws {
+        /// The positions of `row`'s columns (any row of `SELECT * FROM asset`).
+        init(columnsOf row: Row) throws {
             let names = Array(row.columnNames)
             func index(_ name: String) throws -> Int {
                 guard let i = names.firstIndex(of: name) else { throw CatalogError(.sql, "the asset table has no column \(name)") }
                 return i
             }
             columnIndex = try derivedColumns.map(index)
+            id = try index("id")
+            localIdentifier = try index("local_identifier")
             trashedAt = try index("trashed_at")
             pendingVanish = try index("pending_vanish")
             userProperties = try index("user_properties")
+        }
+
+        /// The stored resources of `ids` (and only theirs) in one query: "type|path|hash" in order.
+        mutating func readResources(_ db: Database, of ids: [Int64]) throws {
             var r: [Int64: [String]] = [:]
+            for id in ids { r[id] = [] }
             let rows = try Row.fetchCursor(
                 db.cachedStatement(
-                    sql: """
-                        SELECT r.asset_id, r.type, r.path, r.content_hash FROM resource r JOIN asset a ON a.id = r.asset_id
-                        WHERE a.dir = ? AND a.root = ? ORDER BY r.asset_id, r.ord
-                        """), arguments: [dir, root])
+                    sql: "SELECT asset_id, type, path, content_hash FROM resource WHERE asset_id IN (SELECT value FROM json_each(?)) ORDER BY asset_id, ord"),
+                arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
             while let row = try rows.next() {
                 r[row[0], default: []].append(Catalog.resourceKey(type: row[1], path: row[2], hash: row[3]))
             }
@@ -1027,20 +1037,15 @@ public final class Catalog: Sendable {
     static func resourceKey(type: Int, path: String, hash: String?) -> String { "\(type)|\(path)|\(hash ?? "")" }
 
     /// Updates an asset in place (identifiers kept); returns the names of the properties that changed.
-    /// `stored`: the folder's column positions and resources, when the caller read them.
-    static func update(
-        _ db: Database, id: Int64, old: Row, _ i: AssetInput, values known: ColumnValues? = nil, stored: StoredAssets? = nil
-    ) throws -> [String] {
+    /// `stored`: the rows' column positions and the stored resources of the asset.
+    static func update(_ db: Database, id: Int64, old: Row, _ i: AssetInput, values known: ColumnValues? = nil, stored: StoredAssets) throws -> [String] {
         let derived = known ?? values(i)
         let newResources = zip(i.asset.resources, i.resourceHashes).map { resourceKey(type: $0.0.type.rawValue, path: $0.0.path, hash: $0.1) }
         // Most assets of a re-derived folder are as they were: told by position, without the by-name work below.
-        if let stored, stored.unchanged(old, derived, resources: newResources, id: id) { return [] }
-        // The stored row's columns by position when the folder's positions are known (by name, GRDB looks each
-        // name up lower-cased: 8 % of a renamed 20,000-file folder's run).
-        func oldValue(_ k: Int) -> DatabaseValue { stored.map { old[$0.columnIndex[k]] } ?? old[derivedColumns[k]] }
-        func oldValue(_ name: String, at position: KeyPath<StoredAssets, Int>) -> DatabaseValue { stored.map { old[$0[keyPath: position]] } ?? old[name] }
+        if stored.unchanged(old, derived, resources: newResources, id: id) { return [] }
+        func oldValue(_ k: Int) -> DatabaseValue { old[stored.columnIndex[k]] }
         // What the user changed (favorite, hidden, date, location) stays the user's, whatever the files say.
-        let userText = String.fromDatabaseValue(oldValue("user_properties", at: \.userProperties)) ?? ""
+        let userText = String.fromDatabaseValue(old[stored.userProperties]) ?? ""
         let owned = Set(userText.split(separator: ",").flatMap { userColumns[String($0)] ?? [] })
         var v: [String: (any DatabaseValueConvertible)?] = [:]
         var changedCols: [String] = []
@@ -1049,15 +1054,15 @@ public final class Catalog: Sendable {
             if k != reasonsColumn && oldValue(k) != derived[k] { changedCols.append(name) }
         }
         changedCols.sort()
-        let oldResources = try stored?.resources[id] ?? resourceKeys(db, id)
+        let oldResources = try stored.resources[id] ?? resourceKeys(db, id)
         var props = Set(changedCols.compactMap { propertyNames[$0] })
         if oldResources != newResources { props.insert("resources") }
-        let wasTrashed = !oldValue("trashed_at", at: \.trashedAt).isNull
+        let wasTrashed = !(old[stored.trashedAt] as DatabaseValue).isNull
         if wasTrashed { props.insert("isTrashed") }
         let reasonsChanged = oldValue(reasonsColumn) != derived[reasonsColumn]
         // A column no property stands for (the files' burst identifier: organize's is the property) is
         // written without a record.
-        let wasPending = Int64.fromDatabaseValue(oldValue("pending_vanish", at: \.pendingVanish)) ?? 0
+        let wasPending = Int64.fromDatabaseValue(old[stored.pendingVanish]) ?? 0
         guard !props.isEmpty || !changedCols.isEmpty || reasonsChanged || wasPending != 0 else { return [] }
         var sets = v
         sets["pending_vanish"] = 0
