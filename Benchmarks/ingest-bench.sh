@@ -6,7 +6,8 @@
 #
 #   -n FILES   files in the small tree (default 3000), in one run: the full-read floor (every byte of every
 #              file read by `cat` through `xargs -P <cores>`), exiftool -json -r, shoebox ingest into a fresh
-#              catalog with each --hash mode, an unchanged re-ingest; then the ratios to cat and exiftool, and
+#              catalog with each --hash mode, an unchanged re-ingest, a re-ingest with every replica folder
+#              renamed (its files moved, names and versions kept); then the ratios to cat and exiftool, and
 #              the big first ingest against the small one (CPU per file, peak RSS).
 #   -N BIG     files in the big tree (default 100000, or $N): a first ingest and an unchanged re-ingest.
 #   -r REPEATS runs of each small-tree contender (default 1); the median is reported.
@@ -198,6 +199,12 @@ done
 read -r first_mode _ <<<"$modes"
 measure "shoebox re-ingest (unchanged)" "$small_n" "$shoebox" ingest "$small_tree" --catalog "$work/small-$first_mode.sqlite" $(hash_opt "$first_mode") --progress none "${jobarg[@]}"
 summary_of "$last_out"
+# Every replica folder renamed (a folder renamed in a file manager, "Camera" → "Camera 2023"): each file is at
+# a new path with its name and version kept; the assets keep their identifiers.
+for d in "$small_tree"/rep-*; do mv "$d" "$d renamed"; done
+measure "shoebox re-ingest (folders renamed)" "$small_n" "$shoebox" ingest "$small_tree" --catalog "$work/small-$first_mode.sqlite" $(hash_opt "$first_mode") --progress none "${jobarg[@]}"
+summary_of "$last_out"
+for d in "$small_tree"/rep-*" renamed"; do mv "$d" "${d% renamed}"; done
 
 # --- (d) big tree ----------------------------------------------------------------------------------
 if [ "$do_big" -eq 1 ]; then

@@ -459,7 +459,7 @@ public final class Ingestor: Sendable {
         if let note = Self.revisitedNote(revisited) { summary.notes.append(note) }
         if summary.filesMoved > 0 {
             summary.notes.append(
-                "\(summary.filesMoved) moved \(summary.filesMoved == 1 ? "file" : "files") (same name, inode, size and modification time as one gone from its old path) took over the stored facts and hash instead of being read again"
+                "\(summary.filesMoved) \(summary.filesMoved == 1 ? "file" : "files") moved from paths gone this run (same name, inode, size and modification time) kept \(summary.filesMoved == 1 ? "its" : "their") stored facts and hashes: not read again"
             )
         }
         if staleFacts > 0 {

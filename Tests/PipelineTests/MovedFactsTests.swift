@@ -92,7 +92,7 @@ import Testing
         let moved = expectedMoved.count + (readOn.contains(either) ? 0 : 1)
         #expect(a.filesMoved == moved && b.filesMoved == 0, "\(a.filesMoved)")
         #expect(a.filesProbed + a.filesMoved == b.filesProbed && a.filesSeen == b.filesSeen)
-        #expect(a.notes.contains { $0.hasPrefix("\(moved) moved files") }, "\(a.notes)")
+        #expect(a.notes.contains { $0.hasPrefix("\(moved) files moved from paths gone this run") }, "\(a.notes)")
         #expect(a.inserted == b.inserted && a.updated == b.updated && a.deleted == b.deleted, "\(a.inserted) \(a.updated) \(a.deleted)")
 
         let (x, y) = (try LargeFolderTests.storedBytes(on), try LargeFolderTests.storedBytes(off))
