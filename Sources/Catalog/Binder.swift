@@ -158,7 +158,7 @@ struct Binder {
 /// lookups in a 3,000-file first ingest, on the writer's thread).
 final class CommitStatements {
     enum Kind: Int, CaseIterable {
-        case insertFile, upsertFile, insertFacts, insertError, insertAsset, insertResource, insertChange
+        case insertFile, upsertFile, insertFacts, insertError, insertAsset, insertResource, insertChange, updateAsset, updateAssetModified
 
         var sql: String {
             switch self {
@@ -169,6 +169,8 @@ final class CommitStatements {
             case .insertAsset: Catalog.insertAssetSQL
             case .insertResource: Catalog.insertResourceSQL
             case .insertChange: Catalog.insertChangeSQL
+            case .updateAsset: Catalog.updateAssetSQL
+            case .updateAssetModified: Catalog.updateAssetModifiedSQL
             }
         }
     }
