@@ -665,23 +665,38 @@ public final class Catalog: Sendable {
             // index): when there are none, no asset is looked up by content (a first ingest of many copies
             // would otherwise scan every asset of a hash for each new one).
             let anyVanishing = try Binder(db, "SELECT EXISTS (SELECT 1 FROM asset WHERE pending_vanish = 1 OR trashed_at IS NOT NULL)").firstInt() != 0
-            for (k, input) in incoming.enumerated() where oldIDs[k] == nil && (anyVanishing || !existing.isEmpty) {
-                guard let h = input.primaryHash else { continue }
-                // A moved or renamed file: an asset whose files vanished (this run or earlier) with the same
-                // primary content keeps its identity.
-                // (Ids only: the rows are read with the others below; a renamed folder of 20,000 files held
-                // every moved asset's whole row until its commit.)
-                let candidates = try Int64.fetchAll(
+            // A moved or renamed file: an asset whose files vanished (this run or earlier) with the same primary
+            // content keeps its identity. The candidates of each content are read once, in the order they are
+            // taken, and handed to its incoming assets in turn: a query per incoming asset read every asset of
+            // its content each time — quadratic in the copies of a file (a renamed folder of 5,000 copies of
+            // one photo took minutes), and past the 64 it was limited to, copies were inserted anew and merged
+            // at the end of the run instead (Benchmarks/README.md, session 32).
+            // (Ids only: the rows are read with the others below; a renamed folder of 20,000 files held every
+            // moved asset's whole row until its commit.)
+            var byContent: [String: [Int]] = [:]
+            var contents: [String] = []
+            if anyVanishing || !existing.isEmpty {
+                for (k, input) in incoming.enumerated() where oldIDs[k] == nil {
+                    guard let h = input.primaryHash else { continue }
+                    if byContent[h] == nil { contents.append(h) }
+                    byContent[h, default: []].append(k)
+                }
+            }
+            for h in contents {
+                let candidates = try Int64.fetchCursor(
                     db.cachedStatement(
                         sql: """
                         SELECT a.id FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
                         WHERE r.content_hash = ? AND (a.pending_vanish = 1 OR a.trashed_at IS NOT NULL OR a.dir = ?)
                             AND NOT EXISTS (SELECT 1 FROM file f WHERE f.asset_id = a.id AND f.dir != ?)
-                        ORDER BY a.pending_vanish DESC, a.id LIMIT 64
+                        ORDER BY a.pending_vanish DESC, a.id
                         """), arguments: [h, c.dir, c.dir])
-                if let o = candidates.first(where: { !matched.contains($0) }) {
-                    oldIDs[k] = o
+                var waiting = byContent[h]![...]
+                while let first = waiting.first, let o = try candidates.next() {
+                    guard !matched.contains(o) else { continue }
+                    oldIDs[first] = o
                     matched.insert(o)
+                    waiting = waiting.dropFirst()
                 }
             }
             // The rows of the assets matched (by path or by content), a chunk of the incoming assets at a time.

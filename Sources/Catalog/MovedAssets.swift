@@ -31,12 +31,15 @@ extension Catalog {
     /// the user's) and keeps its identifiers, dates, albums and history; the new asset is removed. Records:
     /// the old asset `updated` (the properties that changed), the new one `deleted` with `merged`.
     static func adoptMovedAssets(_ db: Database, runID: Int64) throws -> [ChangeRecord] {
-        let pending = try Row.fetchAll(
+        // The pending assets' ids and primary contents (their whole rows only for the few adopted).
+        var pending: [(id: Int64, hash: String)] = []
+        let rows = try Row.fetchCursor(
             db,
             sql: """
-                SELECT a.*, r.content_hash AS primary_hash FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
+                SELECT a.id, r.content_hash FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
                 WHERE a.pending_vanish = 1 AND r.content_hash IS NOT NULL ORDER BY a.id
                 """)
+        while let r = try rows.next() { pending.append((r[0], r[1])) }
         guard !pending.isEmpty else { return [] }
         // The assets this run inserted, and the interrupted or killed runs since the last finished one, whose
         // work this run completes (read once, only when something vanished).
@@ -49,29 +52,48 @@ extension Catalog {
                     """,
                 arguments: [runID, runID]))
         guard !inserted.isEmpty else { return [] }
-        var records: [ChangeRecord] = []
-        var taken = Set<Int64>()
-        for old in pending {
-            let hash: String = old["primary_hash"]
-            let candidates = try Row.fetchAll(
+        // The candidates of each content are read once (id, identifier, folder), in id order, and the pending
+        // assets of that content take them in turn, each the first it may: a query of every asset of the
+        // content per pending asset (whole rows) was quadratic in the copies of a file — 5,000 copies of one
+        // photo moved into a folder walked first: minutes (Benchmarks/README.md, session 32). A candidate has
+        // one primary content, so the contents are independent and the pairs those of the old order.
+        var byContent: [String: [Int64]] = [:]
+        var contents: [String] = []
+        for p in pending {
+            if byContent[p.hash] == nil { contents.append(p.hash) }
+            byContent[p.hash, default: []].append(p.id)
+        }
+        var pairs: [(old: Int64, new: Int64)] = []
+        for h in contents {
+            var candidates: [(id: Int64, dir: String)] = []
+            let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
-                        SELECT a.* FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
+                        SELECT a.id, a.local_identifier, a.dir FROM asset a JOIN resource r ON r.asset_id = a.id AND r.ord = 0
                         WHERE r.content_hash = ? AND a.pending_vanish = 0 AND a.trashed_at IS NULL ORDER BY a.id
-                        """), arguments: [hash])
-            guard
-                let new = candidates.first(where: { c in
-                    !taken.contains(c["id"]) && inserted.contains(c["local_identifier"])
-                })
-            else { continue }
-            let oldID: Int64 = old["id"]
-            let newID: Int64 = new["id"]
-            let elsewhere =
-                try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM file WHERE asset_id = ? AND dir != ?)"),
-                    arguments: [oldID, new["dir"] as String]) ?? 0
-            guard elsewhere == 0 else { continue }
-            taken.insert(newID)
+                        """), arguments: [h])
+            while let r = try rows.next() {
+                let lid: String = r[1]
+                if inserted.contains(lid) { candidates.append((r[0], r[2])) }
+            }
+            // Each takes the first candidate not taken, so the taken ones are a prefix.
+            var next = 0
+            for oldID in byContent[h]! where next < candidates.count {
+                // The old asset must have no file outside the new one's folder.
+                let new = candidates[next]
+                let elsewhere =
+                    try Int.fetchOne(
+                        db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM file WHERE asset_id = ? AND dir != ?)"),
+                        arguments: [oldID, new.dir]) ?? 0
+                guard elsewhere == 0 else { continue }
+                next += 1
+                pairs.append((oldID, new.id))
+            }
+        }
+        var records: [ChangeRecord] = []
+        for (oldID, newID) in pairs.sorted(by: { $0.old < $1.old }) {
+            let fetch = try db.cachedStatement(sql: "SELECT * FROM asset WHERE id = ?")
+            guard let old = try Row.fetchOne(fetch, arguments: [oldID]), let new = try Row.fetchOne(fetch, arguments: [newID]) else { continue }
             records.append(contentsOf: try adopt(db, old: old, new: new, runID: runID))
         }
         return records

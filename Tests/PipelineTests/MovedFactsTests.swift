@@ -147,3 +147,67 @@ import Testing
         #expect(checked > 20)
     }
 }
+
+/// Many copies of one file moved (a folder of duplicates renamed, or moved into a folder walked before the one
+/// they left): each copy keeps an asset of its own with its identifiers, whichever way the move is found.
+/// Matching by content read every asset of the content once per copy — quadratic: 5,000 copies took minutes —
+/// and past 64 candidates the copies were inserted anew and merged at the end of the run.
+@Suite struct ManyCopiesMoveTests {
+    /// `dir/copy-NNN.jpg` for `count` copies of one photo, and one other photo.
+    static func copies(_ s: IngestTests.Scratch, in dir: String, count: Int) throws {
+        let photo = HashModeTests.jpeg(size: 20_000, seed: 7)
+        for n in 0..<count { try s.write(String(format: "%@/copy-%03d.jpg", dir, n), photo) }
+        try s.write(dir + "/other.jpg", HashModeTests.jpeg(size: 20_000, seed: 8))
+    }
+
+    static func identifiers(_ c: Catalog) throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try c.allAssets(includeTrashed: true).map { ($0.asset.id, $0.localIdentifier) })
+    }
+
+    /// A renamed folder of 150 copies: every asset updated in place, none inserted, merged or trashed, and the
+    /// identifiers are the old ones (as a set: copies are interchangeable), each asset one copy.
+    @Test(arguments: [HashMode.full, .none])
+    func aRenamedFolderOfCopiesKeepsEveryAsset(mode: HashMode) async throws {
+        let s = try IngestTests.Scratch()
+        try Self.copies(s, in: "Camera", count: 150)
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await HashModeTests.ingest(s.root, catalog, mode: mode)
+        let before = try Self.identifiers(catalog)
+        #expect(before.count == 151)
+        let token = try catalog.currentToken()
+        try FileManager.default.moveItem(atPath: s.root + "/Camera", toPath: s.root + "/Camera 2023")
+        let summary = try await HashModeTests.ingest(s.root, catalog, mode: mode)
+        let after = try Self.identifiers(catalog)
+        #expect(summary.inserted == 0 && summary.deleted == 0 && summary.updated == 151, "\(summary.inserted) \(summary.updated)")
+        #expect(after.count == 151 && after.keys.allSatisfy { $0.hasPrefix("Camera 2023/") })
+        #expect(Set(after.values) == Set(before.values))
+        #expect(after["Camera 2023/other.jpg"] == before["Camera/other.jpg"])
+        let records = try catalog.changes(since: token, objectType: "asset")
+        #expect(records.allSatisfy { $0.changeType == "updated" } && records.count == 151, "\(Set(records.map(\.changeType)))")
+    }
+
+    /// 100 copies moved out of a folder that stays into one walked before it: inserted when their new folder is
+    /// committed, then each joined to an asset it left at the end of the run (`adoptMovedAssets`).
+    @Test func copiesMovedIntoAFolderWalkedFirstAreJoinedToTheirAssets() async throws {
+        let s = try IngestTests.Scratch()
+        try Self.copies(s, in: "z-old", count: 100)
+        try s.write("a-new/first.jpg", HashModeTests.jpeg(size: 20_000, seed: 9))
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await HashModeTests.ingest(s.root, catalog, mode: .full)
+        let before = try Self.identifiers(catalog)
+        let token = try catalog.currentToken()
+        for n in 0..<100 {
+            let name = String(format: "copy-%03d.jpg", n)
+            try FileManager.default.moveItem(atPath: s.root + "/z-old/" + name, toPath: s.root + "/a-new/" + name)
+        }
+        let summary = try await HashModeTests.ingest(s.root, catalog, mode: .full)
+        let after = try Self.identifiers(catalog)
+        let live = try catalog.allAssets().count
+        #expect(after.count == 102 && live == 102, "nothing trashed")
+        let moved = (0..<100).map { String(format: "a-new/copy-%03d.jpg", $0) }
+        #expect(Set(moved.compactMap { after[$0] }) == Set((0..<100).compactMap { before[String(format: "z-old/copy-%03d.jpg", $0)] }))
+        #expect(after["z-old/other.jpg"] == before["z-old/other.jpg"] && after["a-new/first.jpg"] == before["a-new/first.jpg"])
+        let records = try catalog.changes(since: token, objectType: "asset")
+        #expect(records.filter { $0.isMerge }.count == 100 && summary.updated == 100, "\(summary.updated)")
+    }
+}
