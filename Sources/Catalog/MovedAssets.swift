@@ -11,13 +11,16 @@ extension Catalog {
     /// was merged into the asset it moved from (`adoptMovedAssets`).
     public static let mergedProperty = "merged"
 
-    /// The run that inserted an asset (from the history; nil once compacted away or never inserted).
-    public func insertingRun(of localIdentifier: String) throws(CatalogError) -> Int64? {
+    /// The assets `runID` inserted, from its records after change number `token` (the history's end when the
+    /// run began): one range of the history's index, where a query per merged asset for the run that inserted
+    /// it read the history back from its end each time (2,000 files moved into a folder walked first: 1.4 s).
+    public func identifiersInserted(byRun runID: Int64, after token: Int64) throws(CatalogError) -> Set<String> {
         try read { db in
-            try Int64.fetchOne(
-                db,
-                sql: "SELECT run_id FROM change WHERE object_type = 'asset' AND change_type = 'inserted' AND local_identifier = ? ORDER BY token DESC LIMIT 1",
-                arguments: [localIdentifier])
+            Set(
+                try String.fetchAll(
+                    db,
+                    sql: "SELECT local_identifier FROM change WHERE object_type = 'asset' AND token > ? AND change_type = 'inserted' AND run_id = ?",
+                    arguments: [token, runID]))
         }
     }
 

@@ -247,6 +247,7 @@ public final class Ingestor: Sendable {
             summary.resumed = [r]
         }
         let assetsBefore = try catalog.largestAssetID()
+        let historyEnd = try catalog.currentChangeNumber()  // this run's records come after it
         let runID = try catalog.beginRun(roots: roots)
         summary.runID = runID
         try catalog.setMetaValue(ShardAssignment.metaKey, options.shard?.description)
@@ -497,7 +498,12 @@ public final class Ingestor: Sendable {
             runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors,
             damaged: summary.outcomes.damaged, skipped: summary.outcomes.skippedTotal, elapsed: summary.elapsed,
             prune: options.prune, historyRetentionDays: options.historyRetentionDays)
-        summary.countFinished(records0) { (try? catalog.insertingRun(of: $0)) == runID }
+        if records0.contains(where: \.isMerge) {
+            let insertedNow = try catalog.identifiersInserted(byRun: runID, after: historyEnd)
+            summary.countFinished(records0) { insertedNow.contains($0) }
+        } else {
+            summary.countFinished(records0) { _ in false }
+        }
         summary.committedChange = try catalog.currentChangeNumber()
         // Organize when something changed (or nothing was organized yet): bursts, moments, albums, smart albums.
         let neverOrganized = try catalog.collectionCount(type: .smartAlbum) == 0
