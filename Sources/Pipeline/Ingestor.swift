@@ -369,8 +369,10 @@ public final class Ingestor: Sendable {
                         }
                         // Its files that vanish are set aside before any later folder is handed out (and before
                         // this one's commit deletes them): a renamed folder's, committed first, cover its new name.
+                        // (A catalog that cannot be read here fails the folder's commit just after, with its error;
+                        // setting facts aside only saves reading files, and never fails a run by itself.)
                         if options.takeOverMovedFacts, !partial, batch.error == nil {
-                            try moved.register(MovedFacts.vanished(rows, present: batch.files))
+                            _ = try? moved.register(MovedFacts.vanished(rows, present: batch.files))
                         }
                         let movedFacts = moved.isEmpty ? nil : moved
                         let i = next
