@@ -1064,11 +1064,9 @@ public final class Catalog: Sendable {
         // What the user changed (favorite, hidden, date, location) stays the user's, whatever the files say.
         let userText = String.fromDatabaseValue(old[stored.userProperties]) ?? ""
         let owned = Set(userText.split(separator: ",").flatMap { userColumns[String($0)] ?? [] })
-        var v: [String: (any DatabaseValueConvertible)?] = [:]
         var changedCols: [String] = []
-        for (k, name) in derivedColumns.enumerated() where !owned.contains(name) {
-            v[name] = derived[k]
-            if k != reasonsColumn && oldValue(k) != derived[k] { changedCols.append(name) }
+        for (k, name) in derivedColumns.enumerated() where k != reasonsColumn && !owned.contains(name) && oldValue(k) != derived[k] {
+            changedCols.append(name)
         }
         changedCols.sort()
         let oldResources = try stored.resources[id] ?? resourceKeys(db, id)
@@ -1091,7 +1089,8 @@ public final class Catalog: Sendable {
             b.int(id)
             try b.run()
         } else {
-            var sets = v
+            var sets: [String: (any DatabaseValueConvertible)?] = [:]
+            for (k, name) in derivedColumns.enumerated() where !owned.contains(name) { sets[name] = derived[k] }
             sets["pending_vanish"] = 0
             // `sets[key] = nil` would remove the key (and leave the asset in Recently Deleted): store a NULL.
             sets.updateValue(nil, forKey: "trashed_at")

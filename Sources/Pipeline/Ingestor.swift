@@ -500,12 +500,8 @@ public final class Ingestor: Sendable {
             runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors,
             damaged: summary.outcomes.damaged, skipped: summary.outcomes.skippedTotal, elapsed: summary.elapsed,
             prune: options.prune, historyRetentionDays: options.historyRetentionDays)
-        if records0.contains(where: \.isMerge) {
-            let insertedNow = try catalog.identifiersInserted(byRun: runID, after: historyEnd)
-            summary.countFinished(records0) { insertedNow.contains($0) }
-        } else {
-            summary.countFinished(records0) { _ in false }
-        }
+        let insertedNow = records0.contains(where: \.isMerge) ? try catalog.identifiersInserted(byRun: runID, after: historyEnd) : []
+        summary.countFinished(records0) { insertedNow.contains($0) }
         summary.committedChange = try catalog.currentChangeNumber()
         // Organize when something changed (or nothing was organized yet): bursts, moments, albums, smart albums.
         let neverOrganized = try catalog.collectionCount(type: .smartAlbum) == 0

@@ -43,11 +43,8 @@ final class MovedFacts: Sendable {
         self.window = max(1, window)
     }
 
-    /// Whether any vanished file is held (no lookup costs a lock before).
+    /// Whether any vanished file is held (while none is, folders are prepared without it: no lookup per file).
     var isEmpty: Bool { state.withLock { $0.entries.isEmpty } }
-
-    /// How many vanished files are held.
-    var count: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.count } } }
 
     /// The rows of `stored` (one folder's stored files) whose paths are not among `present` (the files
     /// walked there): those that vanish with this folder's commit. Every row when the folder is gone.
