@@ -124,8 +124,9 @@ public struct IngestSummary: Sendable {
     public var filesSeen = 0
     public var filesProbed = 0
     public var filesUnchanged = 0
-    /// Files at new paths (a folder renamed or moved) that took over the stored facts of the file that vanished
-    /// from the old one — same name, device, inode, size and modification time — rather than being read.
+    /// Files at new paths (a folder renamed or moved, a file renamed) that took over the stored facts of the file
+    /// that vanished from the old one — same device, inode, size and modification time, and a name that makes
+    /// the same facts (`MovedFacts`) — rather than being read.
     public var filesMoved = 0
     public var foldersChanged = 0
     public var inserted = 0
@@ -462,7 +463,7 @@ public final class Ingestor: Sendable {
         if let note = Self.revisitedNote(revisited) { summary.notes.append(note) }
         if summary.filesMoved > 0 {
             summary.notes.append(
-                "\(summary.filesMoved) \(summary.filesMoved == 1 ? "file" : "files") moved from paths gone this run (same name, inode, size and modification time) kept \(summary.filesMoved == 1 ? "its" : "their") stored facts and hashes: not read again"
+                "\(summary.filesMoved) \(summary.filesMoved == 1 ? "file" : "files") moved or renamed from paths gone this run (same inode, size and modification time) kept \(summary.filesMoved == 1 ? "its" : "their") stored facts and hashes: not read again"
             )
         }
         if staleFacts > 0 {

@@ -13,7 +13,8 @@ import Synchronization
 /// are the same when the version is (device, inode, size, modification time: what makes a file unchanged in
 /// place). So a file at a new path with the **same name** and the same version as a vanished one gets the
 /// vanished one's facts with the path replaced — the facts a probe would write, byte for byte — and its
-/// hash when it is the kind this run's `--hash` mode makes. A file renamed (another name) is probed.
+/// hash when it is the kind this run's `--hash` mode makes. A file given another name with the same
+/// extension gets them too when they are a media file's (`sameFacts`); another extension is probed.
 ///
 /// The vanished rows' facts are read when their folder is taken in (before any folder after it is handed to
 /// the workers, and before the folder's commit deletes them) and set aside in a `BlobSpool`; what is held is
@@ -90,17 +91,39 @@ final class MovedFacts: Sendable {
         return added
     }
 
-    /// The facts of a vanished file for `file`: same version, same name, facts of this probe that decode, and
-    /// a hash this run would make. Nil: probe it.
+    /// The facts of a vanished file for `file`: same version, a name whose facts are the same (`sameFacts`),
+    /// facts of this probe that decode, and a hash this run would make. Nil: probe it.
     func takeOver(_ file: FolderBatch.File, mode: HashMode) -> TakenOver? {
         guard let fp = file.fingerprint, file.error == nil else { return nil }
         let name = PathText.parentAndName(file.path).name
-        guard let e = state.withLock({ s in s.entries[fp]?.first { $0.name == name } }) else { return nil }
-        guard let hashes = Self.hashes(contentHash: e.contentHash, sampleHash: e.sampleHash, mode: mode, size: fp.size),
+        guard let entries = state.withLock({ $0.entries[fp] }) else { return nil }
+        let sameName = entries.first { $0.name == name }
+        guard let e = sameName ?? entries.first(where: { Self.sameExtension($0.name, name) }),
+            let hashes = Self.hashes(contentHash: e.contentHash, sampleHash: e.sampleHash, mode: mode, size: fp.size),
             let blob = try? e.facts.bytes(), var report = DerivationRules.decode(blob)
         else { return nil }
+        if sameName == nil && !Self.sameFacts(report, renamedTo: name) { return nil }
         report.path = file.path
         return TakenOver(report: report, hash: hashes.hash, sampleHash: hashes.sampleHash)
+    }
+
+    /// Whether two names have the same extension, in lower case (or none).
+    static func sameExtension(_ a: Substring, _ b: Substring) -> Bool {
+        NotMediaRule.fileExtension(String(a)) == NotMediaRule.fileExtension(String(b))
+    }
+
+    /// Whether a probe of the file under `name` (another name, the same extension) would write `report` again.
+    /// The probe reads a name in three places: a system file's name (`Thumbs.db`, `._x.jpg`) is not media
+    /// whatever it holds; an empty or unrecognised file, or JSON, is judged by its name (not media, a Takeout
+    /// sidecar); and a media file's extension is checked against its content (a warning, the same for the
+    /// same extension). Media content under a name that is not a system file's is therefore the same facts —
+    /// a library renamed by date (`IMG_1234.JPG` → `2023-05-01 12.34.56.jpg`) is not read again.
+    static func sameFacts(_ report: ProbeReport, renamedTo name: Substring) -> Bool {
+        guard report.notMedia == nil, !NotMediaRule.isSystemFile(String(name)) else { return false }
+        switch report.kind {
+        case .empty, .unknown, .json: return false
+        default: return true
+        }
     }
 
     /// The content hash (and partial hash) a file's row gets in `mode` from a stored row's: the hash that
