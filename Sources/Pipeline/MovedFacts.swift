@@ -99,11 +99,15 @@ final class MovedFacts: Sendable {
         guard let entries = state.withLock({ $0.entries[fp] }) else { return nil }
         let sameName = entries.first { $0.name == name }
         guard let e = sameName ?? entries.first(where: { Self.sameExtension($0.name, name) }),
-            let hashes = Self.hashes(contentHash: e.contentHash, sampleHash: e.sampleHash, mode: mode, size: fp.size),
             let blob = try? e.facts.bytes(), var report = DerivationRules.decode(blob)
         else { return nil }
         if sameName == nil && !Self.sameFacts(report, renamedTo: name) { return nil }
         report.path = file.path
+        // What is not media has no hash (`Prober.probe` hashes media only): none is needed.
+        guard report.notMedia == nil, report.kind != .unknown, report.kind != .empty else {
+            return TakenOver(report: report, hash: nil, sampleHash: nil)
+        }
+        guard let hashes = Self.hashes(contentHash: e.contentHash, sampleHash: e.sampleHash, mode: mode, size: fp.size) else { return nil }
         return TakenOver(report: report, hash: hashes.hash, sampleHash: hashes.sampleHash)
     }
 
