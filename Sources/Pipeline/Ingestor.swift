@@ -777,9 +777,15 @@ public final class Ingestor: Sendable {
             toProbe,
             { f, deadline in
                 defer { onProbed?() }
-                // A file moved here from a path that vanished this run, same name and version: its facts.
-                if let moved, let t = moved.takeOver(f, mode: mode) {
-                    return ProbedFile(f, t.report, hash: t.hash, sampleHash: t.sampleHash, rules: rules, spool: spool, moved: true)
+                // A file moved here from a path that vanished this run, same version: its facts (and hashed, when
+                // the stored hash is of another mode's kind; a file that cannot be hashed now is probed).
+                if let moved, var t = moved.takeOver(f, mode: mode) {
+                    if t.needsHash, let h = try? ContentHasher.hash(path: f.path, mode: mode, deadline: deadline) {
+                        (t.hash, t.sampleHash, t.needsHash) = (h, ContentHasher.isPartial(h) ? h : nil, false)
+                    }
+                    if !t.needsHash {
+                        return ProbedFile(f, t.report, hash: t.hash, sampleHash: t.sampleHash, rules: rules, spool: spool, moved: true)
+                    }
                 }
                 hook?(f.path)
                 guard f.error == nil else {

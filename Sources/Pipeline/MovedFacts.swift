@@ -33,6 +33,9 @@ final class MovedFacts: Sendable {
         var report: ProbeReport
         var hash: String?
         var sampleHash: String?
+        /// The stored hashes are not of the kind this run makes (a catalog hashed with another `--hash` mode):
+        /// the file is hashed, not probed.
+        var needsHash = false
     }
 
     private let catalog: Catalog
@@ -107,7 +110,9 @@ final class MovedFacts: Sendable {
         guard report.notMedia == nil, report.kind != .unknown, report.kind != .empty else {
             return TakenOver(report: report, hash: nil, sampleHash: nil)
         }
-        guard let hashes = Self.hashes(contentHash: e.contentHash, sampleHash: e.sampleHash, mode: mode, size: fp.size) else { return nil }
+        guard let hashes = Self.hashes(contentHash: e.contentHash, sampleHash: e.sampleHash, mode: mode, size: fp.size) else {
+            return TakenOver(report: report, hash: nil, sampleHash: nil, needsHash: true)
+        }
         return TakenOver(report: report, hash: hashes.hash, sampleHash: hashes.sampleHash)
     }
 

@@ -126,6 +126,43 @@ import Testing
         #expect(wrong.isEmpty, "facts unlike a fresh ingest's: \(wrong.prefix(3))")
     }
 
+    /// A catalog hashed with another `--hash` mode stores no hash of this run's kind: a moved file keeps its
+    /// facts and is hashed, not probed. The catalog is the one probing it makes (files with their hashes,
+    /// assets with their resources' hashes, facts byte for byte).
+    @Test(arguments: [(HashMode.full, HashMode.none), (.none, .sampled), (.sampled, .full)])
+    func movedFilesOfAnotherModesCatalogAreHashedNotProbed(first: HashMode, then: HashMode) async throws {
+        let s = try TestScratch("moved-facts-modes")
+        let root = try LargeFolderTests.library(s)
+        // Photos larger than the sampled windows (the library's files are hashed whole in every mode).
+        for n in 0..<3 {
+            try Data(HashModeTests.jpeg(size: 300_000 + n, seed: n)).write(to: URL(fileURLWithPath: root + "/iphone/BIG_\(n).JPG"))
+        }
+        let on = s.path("on.sqlite"), off = s.path("off.sqlite")
+        _ = try await Self.ingest(root, on, mode: first)
+        _ = try await Self.ingest(root, off, mode: first)
+        try FileManager.default.moveItem(atPath: root + "/iphone", toPath: root + "/iPhone 2023")
+        let probedOn = Probed(), probedOff = Probed()
+        let a = try await Self.ingest(root, on, mode: then, probed: probedOn)
+        let b = try await Self.ingest(root, off, mode: then, takeOver: false, probed: probedOff)
+        #expect(!probedOn.all.contains { $0.contains("/iPhone 2023/") }, "\(probedOn.all.sorted())")
+        #expect(probedOff.all.contains { $0.contains("/iPhone 2023/") })
+        #expect(a.filesMoved > 10 && a.filesProbed + a.filesMoved == b.filesProbed, "\(a.filesMoved) \(a.filesProbed) \(b.filesProbed)")
+        let (x, y) = (try LargeFolderTests.storedBytes(on), try LargeFolderTests.storedBytes(off))
+        #expect(!x.facts.isEmpty && x.facts == y.facts && x.digests == y.digests)
+        let (p, q) = (try CatalogSnapshot(path: on), try CatalogSnapshot(path: off))
+        // Moves across modes are not matched by content (sampled → full: another kind of hash), so old assets
+        // are trashed in both catalogs, at their own second: whether, not when.
+        func comparable(_ a: [String: [String: String]]) -> [String: [String: String]] {
+            a.mapValues { var c = $0; c["trashed_at"] = c["trashed_at"] == "NULL" ? "live" : "trashed"; return c }
+        }
+        let (pa, qa) = (comparable(p.assets), comparable(q.assets))
+        let differing = Set(pa.keys).union(qa.keys).filter { pa[$0] != qa[$0] }.sorted()
+        #expect(differing.isEmpty, "assets differ: \(differing.prefix(3))")
+        #expect(p.files == q.files, "files (with their hashes)")
+        let big = try Catalog(path: on).files(inDirectory: root + "/iPhone 2023").filter { $0.path.contains("/BIG_") }
+        #expect(big.count == 3 && big.allSatisfy { $0.contentHash.map { !$0.hasPrefix("xxh128:") || then == .full } ?? false })
+    }
+
     /// The hashes a moved file's row takes from a vanished one's are the ones the run's mode makes of it,
     /// whatever mode wrote the stored row (or none: it is read). Real files of each size class the modes tell
     /// apart, stored rows of every mode, completed or not.
