@@ -178,6 +178,9 @@ public struct FolderCommit: Sendable {
     /// Stored files (of other folders) whose partial hash was completed to a full one for this commit: their
     /// `file` and `resource` rows get the full hash in the same transaction.
     public var completedHashes: [CompletedHash] = []
+    /// Files of this folder that took over the facts of a file gone from another path this run (`MovedFacts`):
+    /// new path → the path it left. Their assets are matched first by that path.
+    public var movedFrom: [String: String] = [:]
 
     /// Makes `derived` (on the caller's thread: a probe worker's, not the writer's).
     public mutating func deriveColumns() {

@@ -784,7 +784,7 @@ public final class Ingestor: Sendable {
                         (t.hash, t.sampleHash, t.needsHash) = (h, ContentHasher.isPartial(h) ? h : nil, false)
                     }
                     if !t.needsHash {
-                        return ProbedFile(f, t.report, hash: t.hash, sampleHash: t.sampleHash, rules: rules, spool: spool, moved: true)
+                        return ProbedFile(f, t.report, hash: t.hash, sampleHash: t.sampleHash, rules: rules, spool: spool, movedFrom: t.from)
                     }
                 }
                 hook?(f.path)
@@ -848,9 +848,10 @@ public final class Ingestor: Sendable {
             if let rewritten { files.append(rewritten) }
         }
 
-        let (commit, orphans) = Self.commit(
+        var (commit, orphans) = Self.commit(
             consume classifications, hashes: hashes, files: files, vanished: vanished, errors: prepared.errors, root: root, dir: batch.dir,
             runID: runID, large: batch.files.count >= options.largeFolder)
+        for p in probed { if let from = p.movedFrom { commit.movedFrom[p.file.path] = from } }
         prepared.commit = commit
         prepared.orphans = orphans
         return prepared
@@ -880,8 +881,9 @@ public final class Ingestor: Sendable {
         var hash: String?
         /// The partial hash (`--hash sampled|none`): `hash`, or the one it completed (a moved file's).
         var sampleHash: String?
-        /// Its facts were a vanished file's (`MovedFacts`), not a probe's.
-        var moved = false
+        /// Its facts were those of the file that vanished from this path (`MovedFacts`), not a probe's.
+        var movedFrom: String?
+        var moved: Bool { movedFrom != nil }
         var classification: FileClassification
         /// The facts as stored, held here or set aside in `spooled`; neither for a file that could not be
         /// stat'ed (no file row is written for it).
@@ -891,14 +893,14 @@ public final class Ingestor: Sendable {
 
         init(
             _ file: FolderBatch.File, _ report: ProbeReport, hash: String?, sampleHash: String?? = nil, rules: DerivationRules, spool: BlobSpool? = nil,
-            moved: Bool = false
+            movedFrom: String? = nil
         ) {
             self.file = file
             problems = report.issues.filter { $0.severity != .warning }
             notMedia = report.notMedia
             self.hash = hash
             self.sampleHash = sampleHash ?? hash.flatMap { ContentHasher.isPartial($0) ? $0 : nil }
-            self.moved = moved
+            self.movedFrom = movedFrom
             classification = rules.classify(report)
             guard file.fingerprint != nil, let encoded = DerivationRules.encode(report) else { return }
             // A spool that cannot take them (a full disk) leaves the facts here.

@@ -22,6 +22,8 @@ import Synchronization
 /// may be transient, and a file with one is read again, as it would be in place.
 final class MovedFacts: Sendable {
     struct Entry: Sendable {
+        /// The path the file vanished from, and its last component.
+        var path: String
         var name: Substring
         var contentHash: String?
         var sampleHash: String?
@@ -33,6 +35,8 @@ final class MovedFacts: Sendable {
         var report: ProbeReport
         var hash: String?
         var sampleHash: String?
+        /// The path the file vanished from.
+        var from: String
         /// The stored hashes are not of the kind this run makes (a catalog hashed with another `--hash` mode):
         /// the file is hashed, not probed.
         var needsHash = false
@@ -84,7 +88,7 @@ final class MovedFacts: Sendable {
             for r in part {
                 guard let blob = blobs[r.path], let spooled = spool.append(blob) else { continue }
                 entries.append(
-                    (r.fingerprint, Entry(name: PathText.parentAndName(r.path).name, contentHash: r.contentHash, sampleHash: r.sampleHash, facts: spooled)))
+                    (r.fingerprint, Entry(path: r.path, name: PathText.parentAndName(r.path).name, contentHash: r.contentHash, sampleHash: r.sampleHash, facts: spooled)))
             }
             added += entries.count
             state.withLock { s in
@@ -108,12 +112,12 @@ final class MovedFacts: Sendable {
         report.path = file.path
         // What is not media has no hash (`Prober.probe` hashes media only): none is needed.
         guard report.notMedia == nil, report.kind != .unknown, report.kind != .empty else {
-            return TakenOver(report: report, hash: nil, sampleHash: nil)
+            return TakenOver(report: report, hash: nil, sampleHash: nil, from: e.path)
         }
         guard let hashes = Self.hashes(contentHash: e.contentHash, sampleHash: e.sampleHash, mode: mode, size: fp.size) else {
-            return TakenOver(report: report, hash: nil, sampleHash: nil, needsHash: true)
+            return TakenOver(report: report, hash: nil, sampleHash: nil, from: e.path, needsHash: true)
         }
-        return TakenOver(report: report, hash: hashes.hash, sampleHash: hashes.sampleHash)
+        return TakenOver(report: report, hash: hashes.hash, sampleHash: hashes.sampleHash, from: e.path)
     }
 
     /// Whether two names have the same extension, in lower case (or none).

@@ -127,8 +127,9 @@ import Testing
     }
 
     /// A catalog hashed with another `--hash` mode stores no hash of this run's kind: a moved file keeps its
-    /// facts and is hashed, not probed. The catalog is the one probing it makes (files with their hashes,
-    /// assets with their resources' hashes, facts byte for byte).
+    /// facts and is hashed, not probed — the files and facts are the ones probing makes, byte for byte. And its
+    /// asset is matched by the path it left, where content cannot match across modes (another kind of hash:
+    /// probed, the old assets are trashed and new ones inserted).
     @Test(arguments: [(HashMode.full, HashMode.none), (.none, .sampled), (.sampled, .full)])
     func movedFilesOfAnotherModesCatalogAreHashedNotProbed(first: HashMode, then: HashMode) async throws {
         let s = try TestScratch("moved-facts-modes")
@@ -150,15 +151,18 @@ import Testing
         let (x, y) = (try LargeFolderTests.storedBytes(on), try LargeFolderTests.storedBytes(off))
         #expect(!x.facts.isEmpty && x.facts == y.facts && x.digests == y.digests)
         let (p, q) = (try CatalogSnapshot(path: on), try CatalogSnapshot(path: off))
-        // Moves across modes are not matched by content (sampled → full: another kind of hash), so old assets
-        // are trashed in both catalogs, at their own second: whether, not when.
-        func comparable(_ a: [String: [String: String]]) -> [String: [String: String]] {
-            a.mapValues { var c = $0; c["trashed_at"] = c["trashed_at"] == "NULL" ? "live" : "trashed"; return c }
-        }
-        let (pa, qa) = (comparable(p.assets), comparable(q.assets))
-        let differing = Set(pa.keys).union(qa.keys).filter { pa[$0] != qa[$0] }.sorted()
-        #expect(differing.isEmpty, "assets differ: \(differing.prefix(3))")
         #expect(p.files == q.files, "files (with their hashes)")
+        // Taken over: every moved asset updated in place, none trashed or inserted; the live assets are the
+        // other catalog's (whose moved ones are new), resource hashes of the run's kind included.
+        // (A cloud identifier is made from the hash at insertion and kept for the asset's life: the kept assets
+        // have the old mode's, the new ones this mode's.)
+        let live = { (x: CatalogSnapshot) in
+            x.assets.filter { $0.value["trashed_at"] == "NULL" }.mapValues { var c = $0; c["cloud_identifier"] = nil; return c }
+        }
+        #expect(a.inserted == 0 && a.deleted == 0 && p.assets.count == live(p).count, "\(a.inserted) \(a.deleted)")
+        #expect(b.inserted > 0 && b.inserted == b.deleted, "\(b.inserted) \(b.deleted)")
+        let differing = Set(live(p).keys).union(live(q).keys).filter { live(p)[$0] != live(q)[$0] }.sorted()
+        #expect(differing.isEmpty, "live assets differ: \(differing.prefix(3))")
         let big = try Catalog(path: on).files(inDirectory: root + "/iPhone 2023").filter { $0.path.contains("/BIG_") }
         #expect(big.count == 3 && big.allSatisfy { $0.contentHash.map { !$0.hasPrefix("xxh128:") || then == .full } ?? false })
     }
@@ -236,6 +240,30 @@ import Testing
         #expect(after["Camera 2023/other.jpg"] == before["Camera/other.jpg"])
         let records = try catalog.changes(since: token, objectType: "asset")
         #expect(records.allSatisfy { $0.changeType == "updated" } && records.count == 151, "\(Set(records.map(\.changeType)))")
+    }
+
+    /// Two copies of one photo, the second a favorite; the folder renamed and the first copy renamed so that it
+    /// now sorts last ("a.jpg" → "z.jpg"). Each copy keeps its own asset, matched by the path it left: by content
+    /// alone "b.jpg", now first, took the first copy's asset and the favorite went to "z.jpg".
+    @Test func eachMovedCopyKeepsItsOwnAsset() async throws {
+        let s = try IngestTests.Scratch()
+        let photo = HashModeTests.jpeg(size: 20_000, seed: 3)
+        try s.write("Camera/a.jpg", photo)
+        try s.write("Camera/b.jpg", photo)
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await HashModeTests.ingest(s.root, catalog, mode: .full)
+        let before = try Self.identifiers(catalog)
+        let b = try #require(before["Camera/b.jpg"])
+        _ = try catalog.perform(ChangeSet(changes: [Change(op: .favorite, asset: b, value: true)]))
+        try FileManager.default.moveItem(atPath: s.root + "/Camera", toPath: s.root + "/Camera 2023")
+        try FileManager.default.moveItem(atPath: s.root + "/Camera 2023/a.jpg", toPath: s.root + "/Camera 2023/z.jpg")
+        let summary = try await HashModeTests.ingest(s.root, catalog, mode: .full)
+        #expect(summary.filesMoved == 2 && summary.inserted == 0 && summary.updated == 2)
+        let after = try catalog.allAssets()
+        #expect(after.first { $0.asset.id == "Camera 2023/b.jpg" }?.localIdentifier == b)
+        #expect(after.first { $0.asset.id == "Camera 2023/z.jpg" }?.localIdentifier == before["Camera/a.jpg"])
+        #expect(after.first { $0.asset.id == "Camera 2023/b.jpg" }?.asset.isFavorite == true)
+        #expect(after.first { $0.asset.id == "Camera 2023/z.jpg" }?.asset.isFavorite == false)
     }
 
     /// 100 copies moved out of a folder that stays into one walked before it: inserted when their new folder is
