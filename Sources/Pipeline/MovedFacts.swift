@@ -28,6 +28,9 @@ final class MovedFacts: Sendable {
         var contentHash: String?
         var sampleHash: String?
         var facts: SpooledBlob
+        /// A file at a new path took it over: another link of the same file (hard links share the version and,
+        /// in copies of a tree, the name) takes the next entry, so each keeps the path it left.
+        var taken = false
     }
 
     /// A vanished file's facts for a file at a new path: its report (path replaced) and hashes.
@@ -103,8 +106,14 @@ final class MovedFacts: Sendable {
     func takeOver(_ file: FolderBatch.File, mode: HashMode) -> TakenOver? {
         guard let fp = file.fingerprint, file.error == nil else { return nil }
         let name = PathText.parentAndName(file.path).name
+        // The first entry of this name not taken yet (else the first of the name), marked taken.
+        let sameName: Entry? = state.withLock { s in
+            guard let list = s.entries[fp] else { return nil }
+            guard let i = list.firstIndex(where: { !$0.taken && $0.name == name }) ?? list.firstIndex(where: { $0.name == name }) else { return nil }
+            s.entries[fp]![i].taken = true
+            return list[i]
+        }
         guard let entries = state.withLock({ $0.entries[fp] }) else { return nil }
-        let sameName = entries.first { $0.name == name }
         guard let e = sameName ?? entries.first(where: { Self.sameExtension($0.name, name) }),
             let blob = try? e.facts.bytes(), var report = DerivationRules.decode(blob)
         else { return nil }
