@@ -41,32 +41,35 @@ public enum ContentHasher {
     /// that share one are hashed in full to tell duplicates from look-alikes.
     public static func isPartial(_ hash: String) -> Bool { hash.hasPrefix("xxh128w:") || hash.hasPrefix("xxh128h:") }
 
+    /// The kind of hash `mode` makes of a file of `size` bytes (its prefix): every byte (`xxh128:`) up to the
+    /// full-hash limit, or when the mode's windows would cover the file whole; else the mode's windows.
+    public static func prefix(mode: HashMode, size: UInt64) -> String {
+        switch mode {
+        case .full: size <= fullHashLimit ? "xxh128:" : "xxh128s:"
+        case .sampled: size <= 3 * UInt64(sampleWindow) ? "xxh128:" : "xxh128w:"
+        case .none: size <= UInt64(sampleWindow) ? "xxh128:" : "xxh128h:"
+        }
+    }
+
     public static func hash(_ source: any ByteSource, mode: HashMode = .full) throws(ProbeError) -> String {
         let size = source.size
         let state = try State()
         defer { state.free() }
-        let prefix: String
-        switch mode {
-        case .full where size <= fullHashLimit:
+        let prefix = Self.prefix(mode: mode, size: size)
+        switch prefix {
+        case "xxh128:":
             try state.feed(source, from: 0, count: size)
-            prefix = "xxh128:"
-        case .full:
+        case "xxh128s:":
             try state.feedSize(size)
             let n: UInt64 = 16
             for k in 0..<n { try state.feed(source, from: (size - UInt64(window)) * k / (n - 1), count: UInt64(window)) }
-            prefix = "xxh128s:"
-        case .sampled where size <= 3 * UInt64(sampleWindow), .none where size <= UInt64(sampleWindow):
-            try state.feed(source, from: 0, count: size)  // the windows would cover it whole: a full hash
-            prefix = "xxh128:"
-        case .sampled:
+        case "xxh128w:":
             let w = UInt64(sampleWindow)
             try state.feedSize(size)
             for offset in [0, (size - w) / 2, size - w] { try state.feed(source, from: offset, count: w) }
-            prefix = "xxh128w:"
-        case .none:
+        default:  // xxh128h:
             try state.feedSize(size)
             try state.feed(source, from: 0, count: UInt64(sampleWindow))
-            prefix = "xxh128h:"
         }
         return prefix + state.digest()
     }

@@ -70,9 +70,15 @@ public struct Prober: Sendable {
         ctx.run()
         var r = ctx.report
         r.fileModified = FileDate(local: FileDate.utcText(source.modificationTime), offsetSeconds: 0)
-        let timedOut = r.issues.contains { $0.severity == .error && $0.reason.hasPrefix(ProbeError.Code.timedOut.rawValue) }
-        guard let mode, r.notMedia == nil, !timedOut, r.kind != .unknown, r.kind != .empty else { return (r, nil) }
+        guard let mode, Self.isHashed(r) else { return (r, nil) }
         return (r, try? ContentHasher.hash(source, mode: mode))
+    }
+
+    /// Whether a probe with a hash mode hashes the file its report is of: media (a known kind, not skipped),
+    /// not timed out.
+    public static func isHashed(_ r: ProbeReport) -> Bool {
+        let timedOut = r.issues.contains { $0.severity == .error && $0.reason.hasPrefix(ProbeError.Code.timedOut.rawValue) }
+        return r.notMedia == nil && !timedOut && r.kind != .unknown && r.kind != .empty
     }
 
     /// Probes bytes from any source. `onDisk` allows the C libraries (which open the path themselves).

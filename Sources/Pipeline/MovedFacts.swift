@@ -106,23 +106,21 @@ final class MovedFacts: Sendable {
     func takeOver(_ file: FolderBatch.File, mode: HashMode) -> TakenOver? {
         guard let fp = file.fingerprint, file.error == nil else { return nil }
         let name = PathText.parentAndName(file.path).name
-        // The first entry of this name not taken yet (else the first of the name), marked taken.
-        let sameName: Entry? = state.withLock { s in
+        // The first entry of this name not taken yet (marked taken), else the first of the name, else one of
+        // another name with the same extension.
+        let found: (entry: Entry, sameName: Bool)? = state.withLock { s in
             guard let list = s.entries[fp] else { return nil }
-            guard let i = list.firstIndex(where: { !$0.taken && $0.name == name }) ?? list.firstIndex(where: { $0.name == name }) else { return nil }
-            s.entries[fp]![i].taken = true
-            return list[i]
+            if let i = list.firstIndex(where: { !$0.taken && $0.name == name }) ?? list.firstIndex(where: { $0.name == name }) {
+                s.entries[fp]![i].taken = true
+                return (list[i], true)
+            }
+            return list.first { Self.sameExtension($0.name, name) }.map { ($0, false) }
         }
-        guard let entries = state.withLock({ $0.entries[fp] }) else { return nil }
-        guard let e = sameName ?? entries.first(where: { Self.sameExtension($0.name, name) }),
-            let blob = try? e.facts.bytes(), var report = DerivationRules.decode(blob)
-        else { return nil }
-        if sameName == nil && !Self.sameFacts(report, renamedTo: name) { return nil }
+        guard let (e, sameName) = found, let blob = try? e.facts.bytes(), var report = DerivationRules.decode(blob) else { return nil }
+        if !sameName && !Self.sameFacts(report, renamedTo: name) { return nil }
         report.path = file.path
-        // What is not media has no hash (`Prober.probe` hashes media only): none is needed.
-        guard report.notMedia == nil, report.kind != .unknown, report.kind != .empty else {
-            return TakenOver(report: report, hash: nil, sampleHash: nil, from: e.path)
-        }
+        // What a probe does not hash (not media) needs no hash.
+        guard Prober.isHashed(report) else { return TakenOver(report: report, hash: nil, sampleHash: nil, from: e.path) }
         guard let hashes = Self.hashes(contentHash: e.contentHash, sampleHash: e.sampleHash, mode: mode, size: fp.size) else {
             return TakenOver(report: report, hash: nil, sampleHash: nil, from: e.path, needsHash: true)
         }
@@ -153,13 +151,7 @@ final class MovedFacts: Sendable {
     /// A partial hash completed before keeps its full hash, as the stored row did: the file it was compared
     /// with may be the one that shares it still.
     static func hashes(contentHash: String?, sampleHash: String?, mode: HashMode, size: Int64) -> (hash: String, sampleHash: String?)? {
-        let bytes = UInt64(max(0, size)), window = UInt64(ContentHasher.sampleWindow)
-        let prefix: String
-        switch mode {
-        case .full: prefix = bytes <= ContentHasher.fullHashLimit ? "xxh128:" : "xxh128s:"
-        case .sampled: prefix = bytes <= 3 * window ? "xxh128:" : "xxh128w:"
-        case .none: prefix = bytes <= window ? "xxh128:" : "xxh128h:"
-        }
+        let prefix = ContentHasher.prefix(mode: mode, size: UInt64(max(0, size)))
         guard ContentHasher.isPartial(prefix + "x") else {
             // A whole (or, past the full-hash limit, 16-window) hash: the stored content hash if it is one.
             guard let h = contentHash, h.hasPrefix(prefix) else { return nil }
