@@ -33,6 +33,27 @@ final class MovedFacts: Sendable {
         var taken = false
     }
 
+    /// The entries of one version, in the order they were set aside. Entries before `untaken` are all taken,
+    /// so the links of a file copied many times (a tree of hard-linked replicas: hundreds of entries of one
+    /// name) each find theirs without walking the ones taken before.
+    struct Group: Sendable {
+        var list: [Entry] = []
+        var untaken = 0
+
+        /// The first entry of `name` not taken yet (marked taken), else the first of the name, else the first
+        /// of another name with the same extension (not marked: the facts may not do for the new name).
+        mutating func take(_ name: Substring) -> (entry: Entry, sameName: Bool)? {
+            while untaken < list.count && list[untaken].taken { untaken += 1 }
+            if let i = list[untaken...].firstIndex(where: { !$0.taken && $0.name == name }) {
+                list[i].taken = true
+                return (list[i], true)
+            }
+            if let e = list.first(where: { $0.name == name }) { return (e, true) }
+            let ext = NotMediaRule.fileExtension(String(name))
+            return list.first { NotMediaRule.fileExtension(String($0.name)) == ext }.map { ($0, false) }
+        }
+    }
+
     /// A vanished file's facts for a file at a new path: its report (path replaced) and hashes.
     struct TakenOver {
         var report: ProbeReport
@@ -47,7 +68,7 @@ final class MovedFacts: Sendable {
 
     private let catalog: Catalog
     private let window: Int
-    private let state = Mutex<(entries: [FileFingerprint: [Entry]], spool: BlobSpool?, noSpool: Bool)>(([:], nil, false))
+    private let state = Mutex<(entries: [FileFingerprint: Group], spool: BlobSpool?, noSpool: Bool)>(([:], nil, false))
 
     init(catalog: Catalog, window: Int = 2048) {
         self.catalog = catalog
@@ -95,7 +116,7 @@ final class MovedFacts: Sendable {
             }
             added += entries.count
             state.withLock { s in
-                for (fp, e) in entries { s.entries[fp, default: []].append(e) }
+                for (fp, e) in entries { s.entries[fp, default: Group()].list.append(e) }
             }
         }
         return added
@@ -106,16 +127,8 @@ final class MovedFacts: Sendable {
     func takeOver(_ file: FolderBatch.File, mode: HashMode) -> TakenOver? {
         guard let fp = file.fingerprint, file.error == nil else { return nil }
         let name = PathText.parentAndName(file.path).name
-        // The first entry of this name not taken yet (marked taken), else the first of the name, else one of
-        // another name with the same extension.
-        let found: (entry: Entry, sameName: Bool)? = state.withLock { s in
-            guard let list = s.entries[fp] else { return nil }
-            if let i = list.firstIndex(where: { !$0.taken && $0.name == name }) ?? list.firstIndex(where: { $0.name == name }) {
-                s.entries[fp]![i].taken = true
-                return (list[i], true)
-            }
-            return list.first { Self.sameExtension($0.name, name) }.map { ($0, false) }
-        }
+        // Taken in place: a copy of the group per file made renaming a tree of many hard-linked replicas quadratic.
+        let found = state.withLock { s in s.entries[fp]?.take(name) }
         guard let (e, sameName) = found, let blob = try? e.facts.bytes(), var report = DerivationRules.decode(blob) else { return nil }
         if !sameName && !Self.sameFacts(report, renamedTo: name) { return nil }
         report.path = file.path
@@ -125,11 +138,6 @@ final class MovedFacts: Sendable {
             return TakenOver(report: report, hash: nil, sampleHash: nil, from: e.path, needsHash: true)
         }
         return TakenOver(report: report, hash: hashes.hash, sampleHash: hashes.sampleHash, from: e.path)
-    }
-
-    /// Whether two names have the same extension, in lower case (or none).
-    static func sameExtension(_ a: Substring, _ b: Substring) -> Bool {
-        NotMediaRule.fileExtension(String(a)) == NotMediaRule.fileExtension(String(b))
     }
 
     /// Whether a probe of the file under `name` (another name, the same extension) would write `report` again.
