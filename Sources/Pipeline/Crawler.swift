@@ -147,25 +147,10 @@ public struct Crawler: Sendable {
         return "name is not valid UTF-8 (\(escaped)): not catalogued, as paths are stored as text; rename it in UTF-8 (Latin-1 names: convmv -f latin1 -t utf8 --notest)"
     }
 
-    /// The folder's entry names (as `entryNames(_:)`) and a descriptor of the folder, which the caller
-    /// closes: its entries can then be looked at by name (`fstatat`) rather than by a path the kernel
-    /// resolves from the root again for each of them.
-    func listing(_ path: String) -> (listing: Listing, fd: Int32)? {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        let listed = dup(fd)
-        guard listed >= 0, let dir = fdopendir(listed) else {
-            let e = errno
-            if listed >= 0 { close(listed) }
-            close(fd)
-            errno = e
-            return nil
-        }
-        defer { closedir(dir) }
-        return (entryNames(dir), fd)
-    }
-
-    private func entryNames(_ dir: OpaquePointer) -> Listing {
+    /// A folder's entries (as `entryNames(_:)`) from the folder open as `dir` (`opendir`), which the caller
+    /// keeps open: its entries can then be looked at by name (`fstatat` on `dirfd(dir)`) rather than by a
+    /// path the kernel resolves from the root again for each of them.
+    func entryNames(_ dir: OpaquePointer) -> Listing {
         var out = Listing()
         while let ent = readdir(dir) {
             let (name, notUTF8) = withUnsafePointer(to: ent.pointee.d_name) {

@@ -76,8 +76,15 @@ public struct FolderWalker {
             return FolderBatch(dir: dir, files: files)
         }
         while let (dir, relDir) = stack.popLast() {
+            // Opened first, and known by the open folder (`fstat`): a `stat` of the path resolved every
+            // component of it again for each folder. A folder that cannot be opened is told apart as before
+            // (gone or unreachable: "cannot stat"; there but unreadable: "cannot open").
             var st = stat()
-            guard stat(dir, &st) == 0 else {
+            let opened = opendir(dir)
+            let openError = errno
+            defer { if let opened { closedir(opened) } }
+            let known = opened.map { fstat(dirfd($0), &st) == 0 } ?? (stat(dir, &st) == 0)
+            guard known else {
                 return FolderBatch(dir: dir, files: [], error: "cannot stat folder: " + Self.why(errno, dir))
             }
             let id = Crawler.DirID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
@@ -87,21 +94,25 @@ public struct FolderWalker {
                 continue
             }
             seen.insert(id)
-            guard let (listing, dirFD) = crawler.listing(dir) else {
-                return FolderBatch(dir: dir, files: [], error: "cannot open folder: " + Self.why(errno, dir))
+            guard let folder = opened else {
+                return FolderBatch(dir: dir, files: [], error: "cannot open folder: " + Self.why(openError, dir))
             }
-            defer { close(dirFD) }
+            let dirFD = dirfd(folder)
+            let listing = crawler.entryNames(folder)
             let names = listing.names
             // Entries no path can name (`Crawler.Listing`), in name order among the others: reported as files
             // that could not be read (a folder among them cannot be told from a file without its bytes).
             let unnamed = Dictionary(listing.notUTF8.map { ($0.shown, $0.reason) }, uniquingKeysWith: { a, _ in a })
             var files: [FolderBatch.File] = []
             var subdirs: [(String, String)] = []
-            let siblings = Set(names)
+            let siblings = OwnFiles.Siblings(sorted: names)
             let companions = crawler.companionKeys(inFolder: relDir, names: names)
+            // Paths relative to the root are read by include/exclude patterns and shards only: without them
+            // none is made (two strings per file were a tenth of the walk's own time).
+            let relative = !crawler.include.isEmpty || !crawler.exclude.isEmpty || shard != nil
             for name in unnamed.isEmpty ? names : (names + unnamed.keys).sorted() {
                 let path = dir == "/" ? "/" + name : dir + "/" + name
-                let rel = relDir.isEmpty ? name : relDir + "/" + name
+                let rel = !relative ? "" : relDir.isEmpty ? name : relDir + "/" + name
                 if let why = unnamed[name] {
                     if crawler.accepts(rel, isDirectory: false, companionKeys: companions) {
                         files.append(FolderBatch.File(path: path, fingerprint: nil, error: why))
@@ -119,13 +130,13 @@ public struct FolderWalker {
                     continue
                 } else if (s.st_mode & S_IFMT) == S_IFDIR {
                     guard crawler.accepts(rel, isDirectory: true), shard?.enters(relativeFolder: rel) ?? true else { continue }
-                    if let why = own.reason(dir: dir, name: name, siblings: siblings, isDirectory: true, in: dirFD) {
+                    if let why = own.reason(path: path, name: name, siblings: siblings, isDirectory: true, in: dirFD) {
                         ownExcluded.append((path, why))
                         continue
                     }
                     subdirs.append((path, rel))
                 } else if crawler.accepts(rel, isDirectory: false, companionKeys: companions) {
-                    if let why = own.reason(dir: dir, name: name, siblings: siblings, isDirectory: false) {
+                    if let why = own.reason(path: path, name: name, siblings: siblings, isDirectory: false) {
                         ownExcluded.append((path, why))
                         continue
                     }

@@ -293,8 +293,11 @@ public final class Ingestor: Sendable {
             // A folder inside a root the catalog knows keeps that root (its assets and ids); a known root
             // inside this one keeps its own.
             let rootDir = Self.enclosingRoot(of: walkedDir, known: knownRoots) ?? walkedDir
-            var walker = FolderWalker(roots: [root], crawler: options.crawler, own: own)
-            walker.shard = options.shard
+            var rootWalker = FolderWalker(roots: [root], crawler: options.crawler, own: own)
+            rootWalker.shard = options.shard
+            let walker = WalkAhead(rootWalker)
+            var walkFinished = false
+            defer { if !walkFinished { _ = walker.finish() } }  // a failed run leaves no thread waiting
             var visited = PathSet()
             defer { visitedAll.formUnion(visited) }
             var unreadable: [String] = []  // folders that could not be listed: what is below them is kept
@@ -442,8 +445,10 @@ public final class Ingestor: Sendable {
                 try await flush()
                 summary.count(try await writer.drain())
             }
-            revisited += walker.revisited
-            for (path, why) in walker.ownExcluded {
+            let walked = walker.finish()
+            walkFinished = true
+            revisited += walked.revisited
+            for (path, why) in walked.ownExcluded {
                 summary.outcomes.addOwn(path + " (" + why + ")")
             }
         }
