@@ -267,6 +267,27 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// The stored files with one of `versions` (device, inode, size, modification time), wherever they are:
+    /// the rows a file met at a new path may have been catalogued under (a file moved into a folder walked
+    /// before the one it left). Looked up by inode (`file_inode`), at most `perInode` rows of each: a file
+    /// hard-linked into hundreds of folders has a row in each, and its new link would read them all.
+    public func files(withVersions versions: some Collection<FileFingerprint>, perInode: Int = 8) throws(CatalogError) -> [FileRow] {
+        guard !versions.isEmpty else { return [] }
+        let wanted = Set(versions)
+        return try read { db in
+            let statement = try db.cachedStatement(sql: "SELECT \(Self.fileColumns) FROM file WHERE inode = ? LIMIT ?")
+            var out: [FileRow] = []
+            for inode in Set(versions.map(\.inode)).sorted() {
+                let rows = try Row.fetchCursor(statement, arguments: [inode, perInode])
+                while let r = try rows.next() {
+                    let row = Self.fileRow(r)
+                    if wanted.contains(row.fingerprint) { out.append(row) }
+                }
+            }
+            return out
+        }
+    }
+
     /// Stored probe facts (JSON `ProbeReport`s) by path for one folder.
     public func facts(inDirectory dir: String) throws(CatalogError) -> [String: [UInt8]] {
         try read { db in

@@ -13,7 +13,9 @@ import GRDB
 /// (`file_hash`, `resource_hash`) are deferred too: only the move check looks a resource up by its hash, and
 /// it runs for a folder with stored assets or when something is vanishing — never in a first ingest, whose
 /// catalog was empty (were it to, the lookup would scan, not err). At 100k files their random-key inserts
-/// were ~3 s of the walk's SQLite time (Benchmarks/README.md, sessions 22–23).
+/// were ~3 s of the walk's SQLite time (Benchmarks/README.md, sessions 22–23). So is the inode index
+/// (`file_inode`): files moved into a folder walked first are looked up by version only when the catalog had
+/// files (`MovedFacts.registerMoved(into:)`).
 ///
 /// Crash safety: the dropped indexes' SQL is kept in `meta` (`deferred_indexes`) in the transaction that
 /// drops them, and removed in the one that builds them again. A run that is killed leaves the note; the
@@ -24,7 +26,7 @@ extension Catalog {
     static let deferrableIndexes: Set<String> = [
         "asset_cloud", "asset_creation", "asset_type", "asset_subtypes", "asset_burst_representative", "asset_type_creation",
         "asset_place_country", "file_root", "change_object", "error_run", "membership_asset", "collection_type", "file_hash",
-        "resource_hash",
+        "resource_hash", "file_inode",
     ]
     static let deferredIndexesMetaKey = "deferred_indexes"
 

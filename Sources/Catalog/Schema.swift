@@ -338,6 +338,13 @@ enum Schema {
                     UPDATE collection_list SET by_user = 1 WHERE type = 2 AND substr(local_identifier, 15, 1) = '4';
                     """)
         }
+        m.registerMigration("moves: file inode index") { db in
+            // A file met at a path the catalog does not know is looked up by its version (device, inode, size,
+            // modification time) among the stored files: moved into a folder walked before the one it left, it
+            // takes over that row's facts instead of being read again (`MovedFacts`). Deferred in a first ingest,
+            // which looks nothing up.
+            try db.execute(sql: "CREATE INDEX file_inode ON file(inode)")
+        }
         return m
     }
 }

@@ -41,6 +41,7 @@ enum SchemaSnapshot {
         "organize: inputs of the last organize",
         "bursts: the files' own burst identifier",
         "collections: the user's apart from organize's",
+        "moves: file inode index",
     ]
     static let statements: [String] = [
         #"""
@@ -298,6 +299,9 @@ enum SchemaSnapshot {
             represents_burst INTEGER NOT NULL, burst_selection_types INTEGER NOT NULL, latitude REAL, longitude REAL,
             creation_date_source TEXT, dir TEXT NOT NULL
         , file_burst_identifier TEXT)
+        """#,
+        #"""
+        CREATE INDEX file_inode ON file(inode)
         """#,
     ]
     // END GENERATED

@@ -286,7 +286,7 @@ public final class Ingestor: Sendable {
         var staleFacts = 0
         var revisited: [(path: String, sameAs: String)] = []
         // Facts of files vanishing from their paths, for files met at new paths (a folder renamed or moved).
-        let moved = MovedFacts(catalog: catalog)
+        let moved = MovedFacts(catalog: catalog, looksUpVersions: !deferredIndexes)
         rootLoop: for root in roots {
             if summary.interrupted { break rootLoop }
             let walkedDir = Crawler.isDirectory(root) ? root : (root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ".")
@@ -378,7 +378,7 @@ public final class Ingestor: Sendable {
                         if options.takeOverMovedFacts, !partial, batch.error == nil {
                             _ = try? moved.register(MovedFacts.vanished(rows, present: batch.files))
                         }
-                        let movedFacts = moved.isEmpty ? nil : moved
+                        let movedFacts = options.takeOverMovedFacts && !partial ? moved : nil
                         let i = next
                         next += 1
                         let tally = feed.tally()
@@ -770,6 +770,14 @@ public final class Ingestor: Sendable {
         for k in known { prepared.outcomes.countStored(k.row) }
         if toProbe.isEmpty && vanished.isEmpty && !rederive { return prepared }
 
+        // Files at paths the catalog does not know (or whose row there is of another file) may have moved here
+        // from a folder walked later: their rows are found by version and set aside before any is probed. Then
+        // no lookup per file while nothing is set aside.
+        if let moved, !rederive {
+            let unknown = toProbe.filter { f in f.fingerprint != nil && byPath(f.path)?.fingerprint != f.fingerprint }
+            if !unknown.isEmpty { _ = try? moved.registerMoved(into: unknown) }
+        }
+        let moved = moved?.isEmpty == false ? moved : nil
         // Probe and hash what is new or changed on the shared pool, under the per-file time budget, in file order.
         let prober = Prober(options: options.probeOptions)
         let hook = options.beforeProbe

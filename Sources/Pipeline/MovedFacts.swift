@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Catalog
 import Foundation
 import MediaProbe
@@ -68,11 +73,16 @@ final class MovedFacts: Sendable {
 
     private let catalog: Catalog
     private let window: Int
-    private let state = Mutex<(entries: [FileFingerprint: Group], spool: BlobSpool?, noSpool: Bool)>(([:], nil, false))
+    private let state = Mutex<(entries: [FileFingerprint: Group], spool: BlobSpool?, noSpool: Bool, registered: Set<String>)>(([:], nil, false, []))
 
-    init(catalog: Catalog, window: Int = 2048) {
+    /// Whether a folder's new files are looked up in the catalog by version (`registerMoved(into:)`): not in a
+    /// first ingest, whose catalog was empty (and whose inode index is built at its end).
+    let looksUpVersions: Bool
+
+    init(catalog: Catalog, window: Int = 2048, looksUpVersions: Bool = true) {
         self.catalog = catalog
         self.window = max(1, window)
+        self.looksUpVersions = looksUpVersions
     }
 
     /// Whether any vanished file is held (while none is, folders are prepared without it: no lookup per file).
@@ -91,9 +101,13 @@ final class MovedFacts: Sendable {
     /// many were. A spool that cannot be opened (nowhere to write) holds nothing: those files are probed.
     @discardableResult
     func register(_ rows: [FileRow]) throws(CatalogError) -> Int {
-        let usable = rows.filter { r in
+        var usable = rows.filter { r in
             r.probeVersion == Prober.version && (r.status == "ok" || r.status == "damaged" || r.status == "skipped")
         }
+        guard !usable.isEmpty else { return 0 }
+        // A row is set aside once: found by version for a file moved into a folder walked first, it is met again
+        // when its own folder is taken in.
+        usable = state.withLock { s in usable.filter { s.registered.insert($0.path).inserted } }
         guard !usable.isEmpty else { return 0 }
         let spool: BlobSpool? = state.withLock { s in
             if s.spool == nil && !s.noSpool {
@@ -120,6 +134,28 @@ final class MovedFacts: Sendable {
             }
         }
         return added
+    }
+
+    /// Sets aside the stored rows that `files` (a folder's files at paths the catalog does not know) were
+    /// catalogued under before they moved: rows of the same version (device, inode, size, modification time)
+    /// whose path no longer holds that file (gone, or another file there now). Those are the files moved into
+    /// a folder walked before the one they left, whose rows are otherwise set aside only at that folder's
+    /// turn — after the files were read again (`register` tells the rest). A row whose path still holds the
+    /// file is another link of it, not a move: its link here is probed. Returns how many were set aside.
+    @discardableResult
+    func registerMoved(into files: [FolderBatch.File]) throws(CatalogError) -> Int {
+        guard looksUpVersions else { return 0 }
+        // Versions already set aside (a renamed folder's, taken in first) need no lookup.
+        let versions = state.withLock { s in files.compactMap { f in f.error == nil ? f.fingerprint.flatMap { s.entries[$0] == nil ? $0 : nil } : nil } }
+        guard !versions.isEmpty else { return 0 }
+        let here = Set(files.map(\.path))
+        let candidates = try catalog.files(withVersions: versions).filter { r in
+            guard !here.contains(r.path), !state.withLock({ $0.registered.contains(r.path) }) else { return false }
+            var st = stat()
+            guard lstat(r.path, &st) == 0 else { return errno == ENOENT || errno == ENOTDIR }
+            return Int64(bitPattern: UInt64(st.st_ino)) != r.fingerprint.inode || Int64(bitPattern: UInt64(st.st_dev)) != r.fingerprint.device
+        }
+        return try register(candidates)
     }
 
     /// The facts of a vanished file for `file`: same version, a name whose facts are the same (`sameFacts`),
