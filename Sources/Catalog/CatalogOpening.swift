@@ -83,10 +83,23 @@ extension Catalog {
         }
     }
 
-    /// A read-only connection to a current catalog: no migration, no stamp, `query_only`.
+    /// Migrations a reader does without: they add only what an ingest reads (an index), so a catalog that
+    /// lacks them answers every query the same. A reader opens such a catalog as it is (a catalog on a
+    /// read-only share, or not ingested since Shoebox was upgraded); the next writer applies them.
+    static let readerOptionalMigrations: Set<String> = ["moves: file inode index"]
+
+    /// Whether a catalog with the first `version` migrations lacks only migrations a reader does without.
+    static func readsWithout(from version: Int32) -> Bool {
+        let known = Schema.migrator().migrations
+        guard version >= 0, Int(version) < known.count else { return false }
+        return known[Int(version)...].allSatisfy(readerOptionalMigrations.contains)
+    }
+
+    /// A read-only connection to a catalog: no migration, no stamp, `query_only`. Current, or lacking only
+    /// migrations a reader does without (`readerOptionalMigrations`).
     static func openReadOnly(_ path: String) throws(CatalogError) -> any DatabaseWriter {
         guard case .catalog(let version, _) = try examine(path) else { throw CatalogError(.notFound, "no catalog at \(path)") }
-        guard version == schemaVersion else {
+        guard version == schemaVersion || readsWithout(from: version) else {
             throw CatalogError(
                 .olderSchema,
                 "\(path) has schema \(version), older than this Shoebox's \(schemaVersion): run 'shoebox ingest' (or any writing command) to upgrade it"

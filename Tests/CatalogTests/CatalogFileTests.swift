@@ -1,7 +1,8 @@
-import Catalog
 import Foundation
 import TestSupport
 import Testing
+
+@testable import Catalog
 
 /// A catalog knows itself: new catalogs are stamped (application_id 'SBOX', user_version), files that
 /// are not ours are refused before SQLite touches them, and the open modes do what they say.
@@ -94,6 +95,32 @@ import Testing
         _ = try Catalog(path: path, mode: .readWrite(create: false))
         let h = try Self.header(path)
         #expect(h.applicationID == Catalog.applicationID && h.userVersion == Catalog.schemaVersion)
+    }
+
+    /// A catalog one migration behind, where that migration only adds an index the ingest reads (`file_inode`),
+    /// is read as it is — read-only, nothing written — and upgraded by the next writer; one behind by any
+    /// other migration is refused (below).
+    @Test func aCatalogLackingOnlyAnIngestIndexIsRead() throws {
+        let s = try TestScratch("catalog-reader-optional")
+        let path = s.path("c.sqlite")
+        do {
+            let c = try Catalog(path: path)
+            try c.write { db in
+                try db.execute(sql: "DROP INDEX file_inode")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'moves: file inode index'")
+            }
+        }
+        let behind = Catalog.schemaVersion - 1
+        try SQLiteFiles.setHeader(path, userVersion: behind)
+        #expect(Catalog.readsWithout(from: behind) && !Catalog.readsWithout(from: behind - 1) && !Catalog.readsWithout(from: Catalog.schemaVersion))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let reader = try Catalog(path: path, mode: .readOnly)
+        #expect(try reader.countAssets() == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "a read-only open changed the file")
+
+        let writer = try Catalog(path: path, mode: .readWrite(create: false))
+        #expect(try Self.header(path).userVersion == Catalog.schemaVersion)
+        #expect(try writer.read { db in try db.indexes(on: "file").contains { $0.name == "file_inode" } })
     }
 
     @Test func anOlderSchemaIsRefusedForReadingAndUpgradedByAWrite() throws {
