@@ -345,6 +345,11 @@ enum Schema {
             // which looks nothing up.
             try db.execute(sql: "CREATE INDEX file_inode ON file(inode)")
         }
+        m.registerMigration("moves: facts an interrupted run set aside") { db in
+            // What an interrupted ingest had set aside for moved files and no file took over (`MovedOut.swift`):
+            // the next ingest looks its new files up there too. Only the ingest reads it.
+            try db.execute(sql: Catalog.movedOutTable)
+        }
         return m
     }
 }

@@ -42,6 +42,7 @@ enum SchemaSnapshot {
         "bursts: the files' own burst identifier",
         "collections: the user's apart from organize's",
         "moves: file inode index",
+        "moves: facts an interrupted run set aside",
     ]
     static let statements: [String] = [
         #"""
@@ -302,6 +303,16 @@ enum SchemaSnapshot {
         """#,
         #"""
         CREATE INDEX file_inode ON file(inode)
+        """#,
+        #"""
+        CREATE TABLE moved_out (
+            path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, inode INTEGER NOT NULL,
+            device INTEGER NOT NULL, content_hash TEXT, sample_hash TEXT, status TEXT NOT NULL,
+            probe_version INTEGER NOT NULL, facts BLOB NOT NULL
+        )
+        """#,
+        #"""
+        CREATE INDEX moved_out_inode ON moved_out(inode)
         """#,
     ]
     // END GENERATED

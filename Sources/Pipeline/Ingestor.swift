@@ -478,7 +478,9 @@ public final class Ingestor: Sendable {
         }
         if summary.interrupted {
             // Stopped at a folder boundary: what was committed stays; nothing is trashed (folders not reached
-            // would look vanished) and nothing is organized. The next ingest finishes the job.
+            // would look vanished) and nothing is organized. The next ingest finishes the job — and finds the
+            // facts set aside for moved files no file took over yet (`moved_out`), so it need not read them.
+            _ = try? moved.keepForNextRun()
             try catalog.interruptRun(runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors, elapsed: summary.elapsed)
             summary.committedChange = try catalog.currentChangeNumber()
             summary.counts = try catalog.summaryCounts()
@@ -502,6 +504,7 @@ public final class Ingestor: Sendable {
         ContentHasher.releaseBuffers()
         if storedRules == nil || rederive { try catalog.setMetaValue("rules_version", String(options.rules.version)) }
         enter(.finish)
+        try catalog.clearMovedOut()  // a completed run: the moves an interrupted one kept are settled
         let records0 = try catalog.finishRun(
             runID, filesSeen: summary.filesSeen, filesProbed: summary.filesProbed, errors: summary.errors,
             damaged: summary.outcomes.damaged, skipped: summary.outcomes.skippedTotal, elapsed: summary.elapsed,

@@ -32,10 +32,14 @@ final class MovedFacts: Sendable {
         var name: Substring
         var contentHash: String?
         var sampleHash: String?
+        /// The stored row's status (`ok`, `damaged`, `skipped`).
+        var status: String
         var facts: SpooledBlob
         /// A file at a new path took it over: another link of the same file (hard links share the version and,
         /// in copies of a tree, the name) takes the next entry, so each keeps the path it left.
         var taken = false
+        /// The path of the file that took it (the first, when hard links share it).
+        var takenBy: String? = nil
     }
 
     /// The entries of one version, in the order they were set aside. Entries before `untaken` are all taken,
@@ -47,10 +51,11 @@ final class MovedFacts: Sendable {
 
         /// The first entry of `name` not taken yet (marked taken), else the first of the name, else the first
         /// of another name with the same extension (not marked: the facts may not do for the new name).
-        mutating func take(_ name: Substring) -> (entry: Entry, sameName: Bool)? {
+        mutating func take(_ name: Substring, by path: String) -> (entry: Entry, sameName: Bool)? {
             while untaken < list.count && list[untaken].taken { untaken += 1 }
             if let i = list[untaken...].firstIndex(where: { !$0.taken && $0.name == name }) {
                 list[i].taken = true
+                list[i].takenBy = path
                 return (list[i], true)
             }
             if let e = list.first(where: { $0.name == name }) { return (e, true) }
@@ -72,17 +77,23 @@ final class MovedFacts: Sendable {
     }
 
     private let catalog: Catalog
+    private let registering = NSLock()
     private let window: Int
-    private let state = Mutex<(entries: [FileFingerprint: Group], spool: BlobSpool?, noSpool: Bool, registered: Set<String>)>(([:], nil, false, []))
+    private let state = Mutex<
+        (entries: [FileFingerprint: Group], spool: BlobSpool?, noSpool: Bool, registered: Set<String>, keptLookedUp: Set<FileFingerprint>)
+    >(([:], nil, false, [], []))
 
     /// Whether a folder's new files are looked up in the catalog by version (`registerMoved(into:)`): not in a
     /// first ingest, whose catalog was empty (and whose inode index is built at its end).
     let looksUpVersions: Bool
+    /// Whether an interrupted run kept set-aside rows (`moved_out`) when this run started.
+    let keptByInterruptedRun: Bool
 
     init(catalog: Catalog, window: Int = 2048, looksUpVersions: Bool = true) {
         self.catalog = catalog
         self.window = max(1, window)
         self.looksUpVersions = looksUpVersions
+        keptByInterruptedRun = looksUpVersions && ((try? catalog.holdsMovedOut()) ?? false)
     }
 
     /// Whether any vanished file is held (while none is, folders are prepared without it: no lookup per file).
@@ -99,8 +110,10 @@ final class MovedFacts: Sendable {
 
     /// Sets aside the facts of `rows` (files vanishing from their paths) that could be taken over; returns how
     /// many were. A spool that cannot be opened (nowhere to write) holds nothing: those files are probed.
+    /// `facts`: the rows' facts when the caller has them (rows an interrupted run kept, `moved_out`), else
+    /// they are read from the catalog.
     @discardableResult
-    func register(_ rows: [FileRow]) throws(CatalogError) -> Int {
+    func register(_ rows: [FileRow], facts given: [String: [UInt8]]? = nil) throws(CatalogError) -> Int {
         var usable = rows.filter { r in
             r.probeVersion == Prober.version && (r.status == "ok" || r.status == "damaged" || r.status == "skipped")
         }
@@ -120,13 +133,16 @@ final class MovedFacts: Sendable {
         var added = 0
         for start in stride(from: 0, to: usable.count, by: window) {
             let part = usable[start..<min(usable.count, start + window)]
-            let blobs = try catalog.facts(paths: part.map(\.path))
+            let blobs: [String: [UInt8]]
+            if let given { blobs = given } else { blobs = try catalog.facts(paths: part.map(\.path)) }
             var entries: [(FileFingerprint, Entry)] = []
             entries.reserveCapacity(part.count)
             for r in part {
                 guard let blob = blobs[r.path], let spooled = spool.append(blob) else { continue }
                 entries.append(
-                    (r.fingerprint, Entry(path: r.path, name: PathText.parentAndName(r.path).name, contentHash: r.contentHash, sampleHash: r.sampleHash, facts: spooled)))
+                    (r.fingerprint, Entry(
+                        path: r.path, name: PathText.parentAndName(r.path).name, contentHash: r.contentHash, sampleHash: r.sampleHash,
+                        status: r.status, facts: spooled)))
             }
             added += entries.count
             state.withLock { s in
@@ -145,17 +161,72 @@ final class MovedFacts: Sendable {
     @discardableResult
     func registerMoved(into files: [FolderBatch.File]) throws(CatalogError) -> Int {
         guard looksUpVersions else { return 0 }
-        // Versions already set aside (a renamed folder's, taken in first) need no lookup.
-        let versions = state.withLock { s in files.compactMap { f in f.error == nil ? f.fingerprint.flatMap { s.entries[$0] == nil ? $0 : nil } : nil } }
-        guard !versions.isEmpty else { return 0 }
+        // One folder's lookup at a time: a folder prepared meanwhile with the same versions waits until what this
+        // one sets aside is there to take, rather than finding the rows claimed and nothing set aside yet.
+        registering.lock()
+        defer { registering.unlock() }
+        // Versions already set aside (a renamed folder's, taken in first) need no lookup among the stored files;
+        // what an interrupted run kept is looked up once a version, whatever is set aside (the folders it
+        // did not commit may hold a version's other links).
+        let (versions, keptVersions): ([FileFingerprint], [FileFingerprint]) = state.withLock { s in
+            var stored: [FileFingerprint] = [], kept: [FileFingerprint] = []
+            for f in files where f.error == nil {
+                guard let fp = f.fingerprint else { continue }
+                if s.entries[fp] == nil { stored.append(fp) }
+                if keptByInterruptedRun && !s.keptLookedUp.contains(fp) { kept.append(fp) }
+            }
+            return (stored, kept)
+        }
+        guard !versions.isEmpty || !keptVersions.isEmpty else { return 0 }
         let here = Set(files.map(\.path))
-        let candidates = try catalog.files(withVersions: versions).filter { r in
-            guard !here.contains(r.path), !state.withLock({ $0.registered.contains(r.path) }) else { return false }
+        func moved(_ r: FileRow) -> Bool {
+            guard !state.withLock({ $0.registered.contains(r.path) }) else { return false }
             var st = stat()
             guard lstat(r.path, &st) == 0 else { return errno == ENOENT || errno == ENOTDIR }
             return Int64(bitPattern: UInt64(st.st_ino)) != r.fingerprint.inode || Int64(bitPattern: UInt64(st.st_dev)) != r.fingerprint.device
         }
-        return try register(candidates)
+        var added = try register(try catalog.files(withVersions: versions).filter { !here.contains($0.path) && moved($0) })
+        // What an interrupted run kept (its rows are no longer stored), every row of a version at once (not 8):
+        // the links of a file copied into many folders each take one in turn, as when set aside in this run.
+        // A file back at the path it left is itself, not another link.
+        let kept = try catalog.movedOut(withVersions: keptVersions, perInode: Int.max).filter { here.contains($0.row.path) || moved($0.row) }
+        if !kept.isEmpty {
+            added += try register(kept.map(\.row), facts: Dictionary(kept.map { ($0.row.path, $0.facts) }, uniquingKeysWith: { a, _ in a }))
+        }
+        if !keptVersions.isEmpty { state.withLock { s in s.keptLookedUp.formUnion(keptVersions) } }
+        return added
+    }
+
+    /// Keeps the set-aside rows with their facts for the next run (`Catalog.saveMovedOut`): what an interrupted
+    /// run does. Taken ones too: the folders in flight when the run stopped are not committed, and the files
+    /// that took them over are met again at paths the catalog does not know (a file whose folder was committed
+    /// is unchanged next time, and its kept row is never looked up). Facts are read back from the spool a
+    /// window at a time (all at once, a renamed folder of 80,000 files held ~120 MB). Returns how many.
+    @discardableResult
+    func keepForNextRun() throws(CatalogError) -> Int {
+        var entries: [(FileFingerprint, Entry)] = state.withLock { s in
+            s.entries.flatMap { fp, g in g.list.map { (fp, $0) } }
+        }
+        // Not those whose taker's folder was committed: the taker is catalogued at its new path.
+        let takers = entries.compactMap(\.1.takenBy)
+        var committed = Set<String>()
+        for start in stride(from: 0, to: takers.count, by: window) {
+            committed.formUnion(try catalog.storedPaths(among: takers[start..<min(takers.count, start + window)]))
+        }
+        entries.removeAll { $0.1.takenBy.map(committed.contains) ?? false }
+        var kept = 0
+        for start in stride(from: 0, to: entries.count, by: window) {
+            let rows: [Catalog.MovedOutRow] = entries[start..<min(entries.count, start + window)].compactMap { fp, e in
+                guard let facts = try? e.facts.bytes() else { return nil }
+                let row = FileRow(
+                    path: e.path, root: "", dir: "", fingerprint: fp, contentHash: e.contentHash, kind: "", role: "", status: e.status,
+                    lastError: nil, facts: nil, probeVersion: Prober.version, sampleHash: e.sampleHash)
+                return Catalog.MovedOutRow(row: row, facts: facts)
+            }
+            try catalog.saveMovedOut(rows)
+            kept += rows.count
+        }
+        return kept
     }
 
     /// The facts of a vanished file for `file`: same version, a name whose facts are the same (`sameFacts`),
@@ -164,7 +235,7 @@ final class MovedFacts: Sendable {
         guard let fp = file.fingerprint, file.error == nil else { return nil }
         let name = PathText.parentAndName(file.path).name
         // Taken in place: a copy of the group per file made renaming a tree of many hard-linked replicas quadratic.
-        let found = state.withLock { s in s.entries[fp]?.take(name) }
+        let found = state.withLock { s in s.entries[fp]?.take(name, by: file.path) }
         guard let (e, sameName) = found, let blob = try? e.facts.bytes(), var report = DerivationRules.decode(blob) else { return nil }
         if !sameName && !Self.sameFacts(report, renamedTo: name) { return nil }
         report.path = file.path

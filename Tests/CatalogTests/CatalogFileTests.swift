@@ -97,8 +97,8 @@ import Testing
         #expect(h.applicationID == Catalog.applicationID && h.userVersion == Catalog.schemaVersion)
     }
 
-    /// A catalog one migration behind, where that migration only adds an index the ingest reads (`file_inode`),
-    /// is read as it is — read-only, nothing written — and upgraded by the next writer; one behind by any
+    /// A catalog behind only by migrations that add what the ingest alone reads (the `file_inode` index, the
+    /// `moved_out` table) is read as it is — read-only, nothing written — and upgraded by the next writer; one behind by any
     /// other migration is refused (below).
     @Test func aCatalogLackingOnlyAnIngestIndexIsRead() throws {
         let s = try TestScratch("catalog-reader-optional")
@@ -106,13 +106,16 @@ import Testing
         do {
             let c = try Catalog(path: path)
             try c.write { db in
-                try db.execute(sql: "DROP INDEX file_inode")
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'moves: file inode index'")
+                try db.execute(sql: "DROP INDEX file_inode; DROP TABLE moved_out")
+                try db.execute(
+                    sql: "DELETE FROM grdb_migrations WHERE identifier IN ('moves: file inode index', 'moves: facts an interrupted run set aside')")
             }
         }
-        let behind = Catalog.schemaVersion - 1
+        // Schema 13: before the inode index and the kept facts of an interrupted run (both only the ingest reads).
+        let behind = Catalog.schemaVersion - 2
         try SQLiteFiles.setHeader(path, userVersion: behind)
-        #expect(Catalog.readsWithout(from: behind) && !Catalog.readsWithout(from: behind - 1) && !Catalog.readsWithout(from: Catalog.schemaVersion))
+        #expect(Catalog.readsWithout(from: behind) && Catalog.readsWithout(from: behind + 1))
+        #expect(!Catalog.readsWithout(from: behind - 1) && !Catalog.readsWithout(from: Catalog.schemaVersion))
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let reader = try Catalog(path: path, mode: .readOnly)
         #expect(try reader.countAssets() == 0)
@@ -120,7 +123,7 @@ import Testing
 
         let writer = try Catalog(path: path, mode: .readWrite(create: false))
         #expect(try Self.header(path).userVersion == Catalog.schemaVersion)
-        #expect(try writer.read { db in try db.indexes(on: "file").contains { $0.name == "file_inode" } })
+        #expect(try writer.read { db in try db.indexes(on: "file").contains { $0.name == "file_inode" } && db.tableExists("moved_out") })
     }
 
     @Test func anOlderSchemaIsRefusedForReadingAndUpgradedByAWrite() throws {

@@ -27,6 +27,42 @@ import Testing
         return try await Ingestor(options: o, catalog: try Catalog(path: path)).run()
     }
 
+    /// A renamed folder's run interrupted right after the old folder was committed (its rows deleted, their
+    /// facts set aside, no file at the new paths reached): what was set aside is kept (`moved_out`), and the
+    /// run that completes the job takes it over — the renamed files are not read, and the catalog is the one
+    /// a fresh ingest makes; it then forgets what it kept. Without the kept rows every renamed file is read.
+    @Test(arguments: [HashMode.full, .none])
+    func aRenameSplitByAnInterruptedRunReadsNothingAgain(mode: HashMode) async throws {
+        let s = try TestScratch("moved-facts-interrupted")
+        let root = try LargeFolderTests.library(s)
+        let path = s.path("c.sqlite"), fresh = s.path("fresh.sqlite")
+        _ = try await Self.ingest(root, path, mode: mode)
+        try FileManager.default.moveItem(atPath: root + "/iphone", toPath: root + "/iPhone 2023")
+        let renamed = try FileManager.default.contentsOfDirectory(atPath: root + "/iPhone 2023").map { root + "/iPhone 2023/" + $0 }
+
+        var o = IngestOptions(roots: [root], concurrency: 2)
+        o.hashMode = mode
+        let stop = HashModeTests.StopAfterFirst()  // the first folder handed out (the one gone) and no other
+        o.stopRequested = { stop.ask() }
+        let probedThen = Probed()
+        o.beforeProbe = { p in probedThen.paths.withLock { _ = $0.insert(p) } }
+        let interrupted = try await Ingestor(options: o, catalog: try Catalog(path: path)).run()
+        #expect(interrupted.interrupted && probedThen.all.isEmpty && interrupted.filesMoved == 0)
+        let kept = try Catalog(path: path).movedOut(withVersions: renamed.compactMap { FolderWalker.file($0).fingerprint })
+        #expect(kept.count > 10, "the set-aside facts kept: \(kept.count)")
+        #expect(try Self.statuses(path).keys.allSatisfy { !$0.contains("/iphone/") }, "the old folder was committed")
+
+        let probed = Probed()
+        let resumed = try await Self.ingest(root, path, mode: mode, probed: probed)
+        let unread = Set(renamed).subtracting(probed.all)
+        #expect(unread.count == kept.count && resumed.filesMoved == kept.count, "\(unread.count) of \(renamed.count) not read")
+        #expect(try Catalog(path: path).movedOut(withVersions: renamed.compactMap { FolderWalker.file($0).fingerprint }).isEmpty)
+        _ = try await Self.ingest(root, fresh, mode: mode)
+        let (x, z) = (try LargeFolderTests.storedBytes(path), try LargeFolderTests.storedBytes(fresh))
+        let wrong = Set(x.facts.keys).union(z.facts.keys).filter { x.facts[$0] != z.facts[$0] }.sorted()
+        #expect(!x.facts.isEmpty && wrong.isEmpty, "facts unlike a fresh ingest's: \(wrong.prefix(3))")
+    }
+
     static func statuses(_ path: String) throws -> [String: String] {
         let q = try DatabaseQueue(path: path)
         defer { try? q.close() }
