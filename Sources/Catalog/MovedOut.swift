@@ -74,14 +74,6 @@ extension Catalog {
         }
     }
 
-    /// Which of `paths` have a file row.
-    public func storedPaths(among paths: some Collection<String>) throws(CatalogError) -> Set<String> {
-        guard !paths.isEmpty else { return [] }
-        return try read { db in
-            Set(try String.fetchAll(db, sql: "SELECT path FROM file WHERE path IN (SELECT value FROM json_each(?))", arguments: [Self.jsonArray(paths)]))
-        }
-    }
-
     /// Forgets the kept rows (a completed run: its moves are settled). No write when there are none.
     public func clearMovedOut() throws(CatalogError) {
         guard try read({ db in try Self.holdsMovedOut(db) }) else { return }

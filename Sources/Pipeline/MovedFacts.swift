@@ -38,8 +38,6 @@ final class MovedFacts: Sendable {
         /// A file at a new path took it over: another link of the same file (hard links share the version and,
         /// in copies of a tree, the name) takes the next entry, so each keeps the path it left.
         var taken = false
-        /// The path of the file that took it (the first, when hard links share it).
-        var takenBy: String? = nil
     }
 
     /// The entries of one version, in the order they were set aside. Entries before `untaken` are all taken,
@@ -51,11 +49,10 @@ final class MovedFacts: Sendable {
 
         /// The first entry of `name` not taken yet (marked taken), else the first of the name, else the first
         /// of another name with the same extension (not marked: the facts may not do for the new name).
-        mutating func take(_ name: Substring, by path: String) -> (entry: Entry, sameName: Bool)? {
+        mutating func take(_ name: Substring) -> (entry: Entry, sameName: Bool)? {
             while untaken < list.count && list[untaken].taken { untaken += 1 }
             if let i = list[untaken...].firstIndex(where: { !$0.taken && $0.name == name }) {
                 list[i].taken = true
-                list[i].takenBy = path
                 return (list[i], true)
             }
             if let e = list.first(where: { $0.name == name }) { return (e, true) }
@@ -197,23 +194,16 @@ final class MovedFacts: Sendable {
         return added
     }
 
-    /// Keeps the set-aside rows with their facts for the next run (`Catalog.saveMovedOut`): what an interrupted
-    /// run does. Taken ones too: the folders in flight when the run stopped are not committed, and the files
-    /// that took them over are met again at paths the catalog does not know (a file whose folder was committed
-    /// is unchanged next time, and its kept row is never looked up). Facts are read back from the spool a
-    /// window at a time (all at once, a renamed folder of 80,000 files held ~120 MB). Returns how many.
+    /// Keeps the set-aside rows no file took over, with their facts, for the next run (`Catalog.saveMovedOut`):
+    /// what an interrupted run does. A taken one needs no keeping: every folder handed out is committed before
+    /// an interrupted run ends, so the file that took it is catalogued at its new path. Facts are read back
+    /// from the spool a window at a time (all at once, a renamed folder of 80,000 files held ~120 MB).
+    /// Returns how many were kept.
     @discardableResult
     func keepForNextRun() throws(CatalogError) -> Int {
-        var entries: [(FileFingerprint, Entry)] = state.withLock { s in
-            s.entries.flatMap { fp, g in g.list.map { (fp, $0) } }
+        let entries: [(FileFingerprint, Entry)] = state.withLock { s in
+            s.entries.flatMap { fp, g in g.list.filter { !$0.taken }.map { (fp, $0) } }
         }
-        // Not those whose taker's folder was committed: the taker is catalogued at its new path.
-        let takers = entries.compactMap(\.1.takenBy)
-        var committed = Set<String>()
-        for start in stride(from: 0, to: takers.count, by: window) {
-            committed.formUnion(try catalog.storedPaths(among: takers[start..<min(takers.count, start + window)]))
-        }
-        entries.removeAll { $0.1.takenBy.map(committed.contains) ?? false }
         var kept = 0
         for start in stride(from: 0, to: entries.count, by: window) {
             let rows: [Catalog.MovedOutRow] = entries[start..<min(entries.count, start + window)].compactMap { fp, e in
@@ -235,7 +225,7 @@ final class MovedFacts: Sendable {
         guard let fp = file.fingerprint, file.error == nil else { return nil }
         let name = PathText.parentAndName(file.path).name
         // Taken in place: a copy of the group per file made renaming a tree of many hard-linked replicas quadratic.
-        let found = state.withLock { s in s.entries[fp]?.take(name, by: file.path) }
+        let found = state.withLock { s in s.entries[fp]?.take(name) }
         guard let (e, sameName) = found, let blob = try? e.facts.bytes(), var report = DerivationRules.decode(blob) else { return nil }
         if !sameName && !Self.sameFacts(report, renamedTo: name) { return nil }
         report.path = file.path
