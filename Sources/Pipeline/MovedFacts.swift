@@ -23,8 +23,11 @@ import Synchronization
 ///
 /// The vanished rows' facts are read when their folder is taken in (before any folder after it is handed to
 /// the workers, and before the folder's commit deletes them) and set aside in a `BlobSpool`; what is held is
-/// ~200 bytes a file. Only files whose stored status is `ok`, `damaged` or `skipped` are taken over: an error
-/// may be transient, and a file with one is read again, as it would be in place.
+/// ~200 bytes a file. Files moved into a folder walked before the one they left are found the other way: the
+/// folder's files at unknown paths are looked up by version among the stored files (`registerMoved(into:)`),
+/// and among the rows an interrupted run kept for the next (`keepForNextRun`, `moved_out`). Only files whose
+/// stored status is `ok`, `damaged` or `skipped` are taken over: an error may be transient, and a file with
+/// one is read again, as it would be in place.
 final class MovedFacts: Sendable {
     struct Entry: Sendable {
         /// The path the file vanished from, and its last component.
@@ -163,8 +166,8 @@ final class MovedFacts: Sendable {
         registering.lock()
         defer { registering.unlock() }
         // Versions already set aside (a renamed folder's, taken in first) need no lookup among the stored files;
-        // what an interrupted run kept is looked up once a version, whatever is set aside (the folders it
-        // did not commit may hold a version's other links).
+        // what an interrupted run kept is looked up once a version whatever is set aside (a version's links can
+        // be split between the kept rows and a gone folder's rows, set aside again in this run).
         let (versions, keptVersions): ([FileFingerprint], [FileFingerprint]) = state.withLock { s in
             var stored: [FileFingerprint] = [], kept: [FileFingerprint] = []
             for f in files where f.error == nil {
