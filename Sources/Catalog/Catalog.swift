@@ -273,18 +273,26 @@ public final class Catalog: Sendable {
     /// hard-linked into hundreds of folders has a row in each, and its new link would read them all.
     public func files(withVersions versions: some Collection<FileFingerprint>, perInode: Int = 8) throws(CatalogError) -> [FileRow] {
         guard !versions.isEmpty else { return [] }
-        let wanted = Set(versions)
         return try read { db in
             let statement = try db.cachedStatement(sql: "SELECT \(Self.fileColumns) FROM file WHERE inode = ? LIMIT ?")
             var out: [FileRow] = []
-            for inode in Set(versions.map(\.inode)).sorted() {
-                let rows = try Row.fetchCursor(statement, arguments: [inode, perInode])
-                while let r = try rows.next() {
-                    let row = Self.fileRow(r)
-                    if wanted.contains(row.fingerprint) { out.append(row) }
-                }
+            try Self.rows(byInodeOf: versions, perInode: perInode, statement) { r, wanted in
+                let row = Self.fileRow(r)
+                if wanted.contains(row.fingerprint) { out.append(row) }
             }
             return out
+        }
+    }
+
+    /// Runs `statement` (bound to an inode and a limit) for each inode of `versions`, at most `perInode` rows
+    /// each, handing `body` every row with the versions wanted: the rows of a version are told by their columns.
+    static func rows(
+        byInodeOf versions: some Collection<FileFingerprint>, perInode: Int, _ statement: Statement, _ body: (Row, Set<FileFingerprint>) throws -> Void
+    ) throws {
+        let wanted = Set(versions)
+        for inode in Set(versions.map(\.inode)).sorted() {
+            let rows = try Row.fetchCursor(statement, arguments: [inode, perInode])
+            while let r = try rows.next() { try body(r, wanted) }
         }
     }
 

@@ -51,24 +51,18 @@ extension Catalog {
     /// The kept rows with one of `versions` (device, inode, size, modification time), at most `perInode` of each.
     public func movedOut(withVersions versions: some Collection<FileFingerprint>, perInode: Int = 8) throws(CatalogError) -> [MovedOutRow] {
         guard !versions.isEmpty else { return [] }
-        let wanted = Set(versions)
         return try read { db in
-            guard try Self.holdsMovedOut(db) else { return [] }
             let statement = try db.cachedStatement(
                 sql: "SELECT path, size, mtime_ns, inode, device, content_hash, sample_hash, status, probe_version, facts FROM moved_out WHERE inode = ? LIMIT ?")
             var out: [MovedOutRow] = []
-            for inode in Set(versions.map(\.inode)).sorted() {
-                let rows = try Row.fetchCursor(statement, arguments: [inode, perInode])
-                while let r = try rows.next() {
-                    let fp = FileFingerprint(size: r[1], mtimeNanoseconds: r[2], inode: r[3], device: r[4])
-                    guard wanted.contains(fp) else { continue }
-                    let path: String = r[0]
-                    let row = FileRow(
-                        path: path, root: "", dir: "", fingerprint: fp, contentHash: r[5], kind: "", role: "", status: r[7], lastError: nil,
-                        facts: nil, probeVersion: r[8], sampleHash: r[6])
-                    let facts = try r.withUnsafeData(atIndex: 9) { d in d.map { [UInt8]($0) } ?? [] }
-                    out.append(MovedOutRow(row: row, facts: facts))
-                }
+            try Self.rows(byInodeOf: versions, perInode: perInode, statement) { r, wanted in
+                let fp = FileFingerprint(size: r[1], mtimeNanoseconds: r[2], inode: r[3], device: r[4])
+                guard wanted.contains(fp) else { return }
+                let row = FileRow(
+                    path: r[0], root: "", dir: "", fingerprint: fp, contentHash: r[5], kind: "", role: "", status: r[7], lastError: nil,
+                    facts: nil, probeVersion: r[8], sampleHash: r[6])
+                let facts = try r.withUnsafeData(atIndex: 9) { d in d.map { [UInt8]($0) } ?? [] }
+                out.append(MovedOutRow(row: row, facts: facts))
             }
             return out
         }

@@ -296,8 +296,7 @@ public final class Ingestor: Sendable {
             var rootWalker = FolderWalker(roots: [root], crawler: options.crawler, own: own)
             rootWalker.shard = options.shard
             let walker = WalkAhead(rootWalker)
-            var walkFinished = false
-            defer { if !walkFinished { _ = walker.finish() } }  // a failed run leaves no thread waiting
+            defer { _ = walker.finish() }  // a failed run leaves no thread waiting
             var visited = PathSet()
             defer { visitedAll.formUnion(visited) }
             var unreadable: [String] = []  // folders that could not be listed: what is below them is kept
@@ -446,7 +445,6 @@ public final class Ingestor: Sendable {
                 summary.count(try await writer.drain())
             }
             let walked = walker.finish()
-            walkFinished = true
             revisited += walked.revisited
             for (path, why) in walked.ownExcluded {
                 summary.outcomes.addOwn(path + " (" + why + ")")

@@ -9,8 +9,8 @@ import Foundation
 /// taken, so what is held stays a few megabytes whatever the size of the tree.
 ///
 /// The walker is the thread's until it is done: `finish()` stops it at the next folder and hands it back
-/// (folders reached again, own files left out). Call it once, on every path out (a run interrupted or failed
-/// too), so the thread does not wait for a taker that is gone.
+/// (folders reached again, own files left out). Call it on every path out (a run interrupted or failed too),
+/// so the thread does not wait for a taker that is gone; more than once does no harm.
 final class WalkAhead: @unchecked Sendable {
     private let cond = NSCondition()
     // Guarded by `cond` — except `walker`, which only the walking thread touches until `finished` is set.
@@ -103,6 +103,7 @@ final class WalkAhead: @unchecked Sendable {
     }
 
     /// Stops the walk at the next folder (folders walked and not taken are dropped) and returns the walker.
+    /// Called again, it returns the same walker at once.
     func finish() -> FolderWalker {
         cond.lock()
         defer { cond.unlock() }
