@@ -350,6 +350,12 @@ enum Schema {
             // the next ingest looks its new files up there too. Only the ingest reads it.
             try db.execute(sql: Catalog.movedOutTable)
         }
+        m.registerMigration("organize: the directories albums and folders were made from") { db in
+            // The directory each album and folder organize made from the tree was made from (`OrganizeFolders.swift`):
+            // an incremental organize rebuilds those of the top-level directories its changed assets are in.
+            // Empty here: the next organize builds them all and fills it. Only organize reads it.
+            try db.execute(sql: Catalog.organizeFolderTable)
+        }
         return m
     }
 }

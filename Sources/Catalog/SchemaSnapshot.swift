@@ -43,6 +43,7 @@ enum SchemaSnapshot {
         "collections: the user's apart from organize's",
         "moves: file inode index",
         "moves: facts an interrupted run set aside",
+        "organize: the directories albums and folders were made from",
     ]
     static let statements: [String] = [
         #"""
@@ -313,6 +314,15 @@ enum SchemaSnapshot {
         """#,
         #"""
         CREATE INDEX moved_out_inode ON moved_out(inode)
+        """#,
+        #"""
+        CREATE TABLE organize_folder (
+            is_folder INTEGER NOT NULL, local_identifier TEXT NOT NULL, root TEXT NOT NULL, top TEXT NOT NULL,
+            directory TEXT NOT NULL, PRIMARY KEY (is_folder, local_identifier)
+        )
+        """#,
+        #"""
+        CREATE INDEX organize_folder_top ON organize_folder(root, top)
         """#,
     ]
     // END GENERATED

@@ -21,6 +21,8 @@ public enum Organizer {
         /// Whether only what changed was recomputed, and how many assets had changed.
         public var incremental = false
         public var changedAssets = 0
+        /// The top-level directories whose albums and folders were built again, when not the whole tree (nil).
+        public var folderTops: Int? = nil
         /// Seconds spent in each step, in order (Benchmarks/README.md).
         public var steps: [(name: String, seconds: Double)] = []
     }
@@ -77,19 +79,18 @@ public enum Organizer {
         // as they are built, rather than held until the moments are: 21.7k albums and their folders are ~5 MB
         // at 100k files, which stayed resident through the rest of places and set organize's peak (session
         // 19). The store replaces only albums and folders; moments and smart albums are stored below.
-        let folderWork = Concurrent { () throws -> (albums: Int, records: Int) in
+        let folderWork = Concurrent { () throws -> (albums: Int, records: Int, tops: Int?) in
             _ = try? burstWork.value()  // its error, if any, is rethrown where the bursts are joined below
             // What the bursts freed (a group of followed folders: 13.8k rows, ~12 MB at 100k files) goes back
             // before the albums build theirs.
             ResourceLimits.releaseFreeMemory()
-            let (albums, lists) = try folders(catalog, mode: folderAlbums)
-            let records = try catalog.storeCollections(albums, replacing: [.album], lists: lists, replacingLists: [.folder], runID: runID)
+            let stored = try storeFolders(catalog, changes: changes, mode: folderAlbums, runID: runID)
             // A full organize's record of its inputs: the bursts are stored, and nothing after them writes an
             // input column (places and moments write others), so every asset's row is written here, beside
             // places, rather than at the end (10-20 ms at 3,000 files, the last step). Marked complete only at
             // the end (`markOrganizeInputsComplete`): an organize that stops before keeps no record.
             if changes == nil { try catalog.recordAllOrganizeInputRows() }
-            return (albums.lazy.filter { $0.type == .album }.count, records)
+            return stored
         }
         // On an error below, the two threads finish (they write to the catalog) before it is thrown.
         defer {
@@ -141,6 +142,7 @@ public enum Organizer {
         let folderResult = try folderWork.value()
         summary.albums = folderResult.albums
         summary.records += folderResult.records
+        summary.folderTops = folderResult.tops
         step("albums")
 
         if changes == nil {
@@ -200,12 +202,92 @@ public enum Organizer {
         return (collections, lists)
     }
 
-    /// Albums and folders from the directory tree, one root at a time. The assets come a directory at a
-    /// time (`Catalog.assetPaths`), and only that directory's paths are held: what is kept of the library is
-    /// each directory's file count and its members' row ids, in path order.
-    static func folders(_ catalog: Catalog, mode: FolderAlbums.Mode) throws -> ([CollectionSpec], [CollectionListSpec]) {
+    /// Albums and folders as built from the tree, with the directory each was made from (by position).
+    struct FolderBuild {
+        var albums: [CollectionSpec] = []
+        var lists: [CollectionListSpec] = []
+        var albumDirectories: [(root: String, directory: String)] = []
+        var listDirectories: [(root: String, directory: String)] = []
+
+        /// What `organize_folder` records of them (after their identifiers are settled).
+        var records: [FolderRecord] {
+            zip(albums, albumDirectories).map { FolderRecord(localIdentifier: $0.localIdentifier, isFolder: false, root: $1.root, directory: $1.directory) }
+                + zip(lists, listDirectories).map { FolderRecord(localIdentifier: $0.localIdentifier, isFolder: true, root: $1.root, directory: $1.directory) }
+        }
+    }
+
+    /// What the albums and folders of a build depend on besides the assets' paths: the mode and the Google
+    /// Takeout album titles (one of which turns Takeout's year folders into no album, library-wide).
+    static func folderDigest(mode: FolderAlbums.Mode, takeout: [String: String]) -> String {
+        var text = mode.rawValue + "\n"
+        for k in takeout.keys.sorted() { text += k + "\u{1F}" + takeout[k]! + "\n" }
+        return "1:" + String(ShardAssignment.fnv1a64(text), radix: 16)
+    }
+
+    /// Builds and stores the albums and folders: in an incremental organize, those of the top-level directories
+    /// the changed assets are in and were in — when the catalog records what every stored one was built from,
+    /// with the titles and mode of now (`organize_folder`) — else all of them. Returns how many albums are
+    /// stored, the change records written, and how many top-level directories were built (nil: all).
+    static func storeFolders(_ catalog: Catalog, changes: OrganizeChanges?, mode: FolderAlbums.Mode, runID: Int64?) throws
+        -> (albums: Int, records: Int, tops: Int?)
+    {
         let takeout = try catalog.takeoutAlbumTitles()
-        var collections: [CollectionSpec] = [], lists: [CollectionListSpec] = []
+        let digest = folderDigest(mode: mode, takeout: takeout)
+        if let changes, try catalog.folderRecordDigest() == digest, let tops = topDirectories(changes) {
+            if tops.isEmpty { return (try catalog.folderAlbumCount(), 0, 0) }
+            var build = try folders(catalog, mode: mode, takeout: takeout, under: tops)
+            let records = try catalog.folderRecords(in: tops)
+            if let stored = try catalog.storedFolderCollections(
+                currentAlbums: Set(build.albums.map(\.localIdentifier)), currentFolders: Set(build.lists.map(\.localIdentifier)), records: records)
+            {
+                keepFolderIdentities(stored, albums: &build.albums, folders: &build.lists)
+                let n = try catalog.storeCollections(
+                    build.albums, replacing: [.album], lists: build.lists, replacingLists: [.folder],
+                    only: (Set(records.lazy.filter { !$0.isFolder }.map(\.localIdentifier)), Set(records.lazy.filter(\.isFolder).map(\.localIdentifier))),
+                    folderRecord: FolderRecordUpdate(tops: tops, records: build.records, digest: digest), runID: runID)
+                return (try catalog.folderAlbumCount(), n, tops.count)
+            }
+            // An identifier built here is stored for a directory elsewhere (a folder renamed, then one made
+            // under its old name): the whole tree decides who keeps it.
+        }
+        var build = try folders(catalog, mode: mode, takeout: takeout, under: nil)
+        let stored = try catalog.storedFolderCollections(
+            currentAlbums: Set(build.albums.map(\.localIdentifier)), currentFolders: Set(build.lists.map(\.localIdentifier)), records: nil)!
+        keepFolderIdentities(stored, albums: &build.albums, folders: &build.lists)
+        let n = try catalog.storeCollections(
+            build.albums, replacing: [.album], lists: build.lists, replacingLists: [.folder],
+            folderRecord: FolderRecordUpdate(tops: nil, records: build.records, digest: digest), runID: runID)
+        return (build.albums.count, n, nil)
+    }
+
+    /// The top-level directories the changed assets are in now and were in before (a file at a root is in
+    /// no album: none); nil when one's catalog directory cannot be told from an asset's row.
+    static func topDirectories(_ changes: OrganizeChanges) -> [TopDirectory]? {
+        var out: [String: [String: TopDirectory]] = [:]  // root -> top -> directory
+        for r in changes.before + changes.after {
+            guard let relative = FolderAlbums.directory(of: r.primaryPath) else { continue }
+            // The catalog directory is the root's folder and the relative one: what precedes the relative
+            // directory in it, then the top-level component.
+            let dir = Array(r.dir.utf8), rel = Array(relative.utf8)
+            guard dir.count > rel.count, dir.suffix(rel.count).elementsEqual(rel), dir[dir.count - rel.count - 1] == UInt8(ascii: "/") else { return nil }
+            let top = FolderRecord.top(of: relative)
+            let catalogDirectory = String(decoding: dir.prefix(dir.count - rel.count) + Array(top.utf8), as: UTF8.self)
+            if let known = out[r.root]?[top] {
+                guard known.catalogDirectory == catalogDirectory else { return nil }
+                continue
+            }
+            out[r.root, default: [:]][top] = TopDirectory(root: r.root, top: top, catalogDirectory: catalogDirectory)
+        }
+        return out.values.flatMap(\.values).sorted()
+    }
+
+    /// Albums and folders from the directory tree, one root at a time: the whole tree, or the top-level
+    /// directories `under` (what they are built as is what a build of the whole tree gives for them:
+    /// `FolderRecord`). The assets come a directory at a time (`Catalog.assetPaths`), and only that
+    /// directory's paths are held: what is kept of the library is each directory's file count and its
+    /// members' row ids, in path order.
+    static func folders(_ catalog: Catalog, mode: FolderAlbums.Mode, takeout: [String: String], under tops: [TopDirectory]?) throws -> FolderBuild {
+        var build = FolderBuild()
         var root = "", members: [String: [Int64]] = [:]
         var dir: String? = nil, run: [(path: String, id: Int64)] = []
         func flushDirectory() {
@@ -218,10 +300,10 @@ public enum Organizer {
         func flushRoot() {
             flushDirectory()
             guard !members.isEmpty else { return }
-            albums(root: root, members: members, mode: mode, takeout: takeout, collections: &collections, lists: &lists)
+            albums(root: root, members: members, mode: mode, takeout: takeout, into: &build)
             members = [:]
         }
-        try catalog.assetPaths { r, path, id in
+        func add(_ r: String, _ path: String, _ id: Int64) {
             if r != root {
                 flushRoot()
                 root = r
@@ -234,9 +316,19 @@ public enum Organizer {
             }
             run.append((path, id))
         }
+        if let tops {
+            // A directory's assets come together (the index's order), its top-level directories in root order.
+            for t in tops {
+                try catalog.assetPaths(under: t) { path, id in
+                    guard let d = FolderAlbums.directory(of: path), FolderRecord.top(of: d) == t.top else { return }
+                    add(t.root, path, id)
+                }
+            }
+        } else {
+            try catalog.assetPaths { r, path, id in add(r, path, id) }
+        }
         flushRoot()
-        try keepFolderIdentities(catalog, albums: &collections, folders: &lists)
-        return (collections, lists)
+        return build
     }
 
     /// A folder's album and folder are named after its path, so a folder renamed or moved (its assets keep
@@ -244,23 +336,23 @@ public enum Organizer {
     /// client a different album. An album whose identifier is new continues the stored album it shares most
     /// members with when those are more than half of each (greedily, largest shares first, each stored album
     /// continued once): it keeps that identifier, and its title is an update. Then folders the same way by
-    /// their children (after the albums' identifiers are carried over), repeated up the tree.
-    static func keepFolderIdentities(_ catalog: Catalog, albums: inout [CollectionSpec], folders: inout [CollectionListSpec]) throws {
+    /// their children (after the albums' identifiers are carried over), repeated up the tree. `stored`: the
+    /// stored albums and folders the build may replace (every one, or those of the directories built).
+    static func keepFolderIdentities(_ stored: StoredFolderCollections, albums: inout [CollectionSpec], folders: inout [CollectionListSpec]) {
         var renamed: [String: String] = [:]  // new identifier -> the stored one it continues
-        let (storedAlbums, gone) = try catalog.replacedCollections(type: .album, current: Set(albums.map(\.localIdentifier)))
+        let gone = stored.goneAlbums
         if !gone.isEmpty {
             var owner: [Int64: Int] = [:]  // asset row -> the gone album holding it (an asset is in one folder album)
             for (k, g) in gone.enumerated() { for m in g.members { owner[m] = k } }
             // Only an album whose identifier is new continues another: one stored under its own stays itself.
-            let new = albums.indices.filter { !storedAlbums.contains(albums[$0].localIdentifier) }
+            let new = albums.indices.filter { !stored.albums.contains(albums[$0].localIdentifier) }
             renamed = continuations(
                 new.map { (albums[$0].localIdentifier, albums[$0].members.compactMap { owner[$0] }, albums[$0].members.count) },
                 previousSizes: gone.map(\.members.count), previousNames: gone.map(\.localIdentifier))
             for k in new { if let old = renamed[albums[k].localIdentifier] { albums[k].localIdentifier = old } }
         }
-        let (storedFolders, goneFolders) = try catalog.replacedLists(type: .folder, current: Set(folders.map(\.localIdentifier)))
-        var left = goneFolders
-        var new = folders.indices.filter { !storedFolders.contains(folders[$0].localIdentifier) }
+        var left = stored.goneFolders
+        var new = folders.indices.filter { !stored.folders.contains(folders[$0].localIdentifier) }
         // Up the tree: a folder's children are carried over before the folder is matched by them.
         while !left.isEmpty && !new.isEmpty {
             for k in folders.indices { folders[k].children = folders[k].children.map { renamed[$0] ?? $0 } }
@@ -301,10 +393,7 @@ public enum Organizer {
 
     /// One root's albums and folders from the directory tree; `members` are the row ids of each directory's
     /// assets (relative to the root), in path order.
-    static func albums(
-        root: String, members: [String: [Int64]], mode: FolderAlbums.Mode, takeout: [String: String],
-        collections: inout [CollectionSpec], lists: inout [CollectionListSpec]
-    ) {
+    static func albums(root: String, members: [String: [Int64]], mode: FolderAlbums.Mode, takeout: [String: String], into build: inout FolderBuild) {
         var titles: [String: String] = [:]
         for (dir, t) in takeout { if let r = PathText.relative(dir, to: root) { titles[r] = t } }
         let tree = FolderAlbums.layout(directories: members.mapValues(\.count), mode: mode, takeoutTitles: titles)
@@ -313,19 +402,23 @@ public enum Organizer {
         let albumIDs = tree.albums.map { StableIdentifier.collection("album:" + root + "/" + $0.directory) }
         let folderIDs = tree.folders.map { StableIdentifier.collectionList("folder:" + root + "/" + $0.directory) }
         // Grown once to its size (appending one by one doubled the array: 4.5 MB held twice at 19k albums).
-        collections.reserveCapacity(collections.count + tree.albums.count)
-        lists.reserveCapacity(lists.count + tree.folders.count)
+        build.albums.reserveCapacity(build.albums.count + tree.albums.count)
+        build.albumDirectories.reserveCapacity(build.albums.count + tree.albums.count)
+        build.lists.reserveCapacity(build.lists.count + tree.folders.count)
+        build.listDirectories.reserveCapacity(build.lists.count + tree.folders.count)
         for (k, a) in tree.albums.enumerated() {
-            collections.append(
+            build.albums.append(
                 CollectionSpec(
                     localIdentifier: albumIDs[k], type: .album, subtype: .albumRegular, title: a.title.isEmpty ? rootName : a.title,
                     members: members[a.directory] ?? []))
+            build.albumDirectories.append((root, a.directory))
         }
         for (k, f) in tree.folders.enumerated() {
-            lists.append(
+            build.lists.append(
                 CollectionListSpec(
                     localIdentifier: folderIDs[k], type: .folder, subtype: .regularFolder, title: f.title,
                     children: f.children.map { $0.identifier(albums: albumIDs, folders: folderIDs) }))
+            build.listDirectories.append((root, f.directory))
         }
     }
 

@@ -98,7 +98,7 @@ import Testing
     }
 
     /// A catalog behind only by migrations that add what the ingest alone reads (the `file_inode` index, the
-    /// `moved_out` table) is read as it is — read-only, nothing written — and upgraded by the next writer; one behind by any
+    /// `moved_out` and `organize_folder` tables) is read as it is — read-only, nothing written — and upgraded by the next writer; one behind by any
     /// other migration is refused (below).
     @Test func aCatalogLackingOnlyAnIngestIndexIsRead() throws {
         let s = try TestScratch("catalog-reader-optional")
@@ -106,15 +106,19 @@ import Testing
         do {
             let c = try Catalog(path: path)
             try c.write { db in
-                try db.execute(sql: "DROP INDEX file_inode; DROP TABLE moved_out")
+                try db.execute(sql: "DROP INDEX file_inode; DROP TABLE moved_out; DROP TABLE organize_folder")
                 try db.execute(
-                    sql: "DELETE FROM grdb_migrations WHERE identifier IN ('moves: file inode index', 'moves: facts an interrupted run set aside')")
+                    sql: """
+                        DELETE FROM grdb_migrations WHERE identifier IN ('moves: file inode index', 'moves: facts an interrupted run set aside',
+                            'organize: the directories albums and folders were made from')
+                        """)
             }
         }
-        // Schema 13: before the inode index and the kept facts of an interrupted run (both only the ingest reads).
-        let behind = Catalog.schemaVersion - 2
+        // Schema 13: before the inode index, the kept facts of an interrupted run and the directories of the
+        // albums (only the ingest reads them).
+        let behind = Catalog.schemaVersion - 3
         try SQLiteFiles.setHeader(path, userVersion: behind)
-        #expect(Catalog.readsWithout(from: behind) && Catalog.readsWithout(from: behind + 1))
+        #expect(Catalog.readsWithout(from: behind) && Catalog.readsWithout(from: behind + 1) && Catalog.readsWithout(from: behind + 2))
         #expect(!Catalog.readsWithout(from: behind - 1) && !Catalog.readsWithout(from: Catalog.schemaVersion))
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let reader = try Catalog(path: path, mode: .readOnly)
@@ -123,7 +127,7 @@ import Testing
 
         let writer = try Catalog(path: path, mode: .readWrite(create: false))
         #expect(try Self.header(path).userVersion == Catalog.schemaVersion)
-        #expect(try writer.read { db in try db.indexes(on: "file").contains { $0.name == "file_inode" } && db.tableExists("moved_out") })
+        #expect(try writer.read { db in try db.indexes(on: "file").contains { $0.name == "file_inode" } && db.tableExists("moved_out") && db.tableExists("organize_folder") })
     }
 
     @Test func anOlderSchemaIsRefusedForReadingAndUpgradedByAWrite() throws {

@@ -155,6 +155,54 @@ import Testing
         #expect(try catalog.changes(since: t2).isEmpty)
     }
 
+    /// Albums and folders are built again for the top-level directories the changed assets are in and were in,
+    /// and the rest stay as stored: each step below (files added to an album, a subfolder making its parent a
+    /// folder with an album of its own files, a new nested tree, a file at the root, a folder renamed and one
+    /// deleted) gives what a full organize of the same state gives, the record of directories included; a
+    /// folder made under a renamed folder's old name (whose identifier the renamed album kept) is built whole.
+    @Test func foldersAreBuiltForTheirTopLevelDirectoriesOnly() async throws {
+        let s = try IngestTests.Scratch()
+        let root = s.url.appendingPathComponent("library").path
+        try FileManager.default.copyItem(atPath: Corpus.fixtures.appendingPathComponent("generated/library").path, toPath: root)
+        let catalog = try Catalog(path: s.catalogPath)
+        let first = try await Self.ingest(root, catalog)
+        #expect(first.organized?.folderTops == nil, "a first organize builds every album")
+        func copy(_ from: String, _ to: String) throws {
+            try FileManager.default.createDirectory(atPath: (root + "/" + to as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: root + "/" + from, toPath: root + "/" + to)
+        }
+        func step(_ name: String, tops: Int?, _ change: () throws -> Void) async throws -> [String: [String]] {
+            try change()
+            _ = try await Self.ingest(root, catalog, organize: false)
+            let (summary, state) = try Self.organizeBothWays(catalog, s)
+            #expect(summary.folderTops == tops, "\(name): built \(summary.folderTops.map(String.init) ?? "all") top-level directories")
+            return state
+        }
+        let cameraAlbum = try #require(try catalog.collections(type: .album).first { $0.title == "camera" })
+
+        // Files added to an album, a subfolder under it (iphone becomes a folder holding an album of its own
+        // files and the subfolder's), a new nested tree.
+        var state = try await step("added", tops: 2) {
+            try copy("xmp/DSC_0100.JPG", "iphone/copy.jpg")
+            try copy("xmp/DSC_0101.JPG", "iphone/trip/day 1/a.jpg")
+            try copy("camera/DSC_0010.JPG", "new/a/b/x.jpg")
+        }
+        #expect((state["lists"] ?? []).contains { $0.contains("|iphone|") }, "iphone is a folder now")
+        // A file at the root is in no album: nothing is built.
+        _ = try await step("at the root", tops: 0) { try copy("xmp/DSC_0101.JPG", "loose.jpg") }
+        // A folder renamed (its album keeps its identifier) and one deleted.
+        state = try await step("renamed", tops: 3) {
+            try FileManager.default.moveItem(atPath: root + "/camera", toPath: root + "/camera-renamed")
+            try FileManager.default.removeItem(atPath: root + "/bad")
+        }
+        let renamed = try #require(try catalog.collections(type: .album).first { $0.title == "camera-renamed" })
+        #expect(renamed.localIdentifier == cameraAlbum.localIdentifier)
+        // A folder under the old name: its album's identifier is the renamed one's, which the whole tree settles.
+        _ = try await step("old name again", tops: nil) { try copy("xmp/DSC_0100.JPG", "camera/again.jpg") }
+        // And the next change is built by its top-level directory again.
+        _ = try await step("after a whole build", tops: 1) { try FileManager.default.removeItem(atPath: root + "/iphone/trip/day 1/a.jpg") }
+    }
+
     /// A date without an offset borrows its zone from the same camera up to 3 hours away, across midnight
     /// and across folders: removing the anchor late on one day changes a photo of the next day, which the
     /// incremental organize must derive again (it reaches 2 days either side of a changed asset).

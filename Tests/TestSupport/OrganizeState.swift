@@ -4,8 +4,8 @@ import GRDB
 /// What the organize stage decided in a catalog (tests of incremental organize compare two).
 public enum OrganizeState {
     /// What organize decides, in a form two catalogs of the same state compare on: every non-transient
-    /// collection with its members, every list, each live asset's organize columns, and the history
-    /// records after `token` (token order aside).
+    /// collection with its members, every list, each live asset's organize columns, the directories the
+    /// albums and folders were made from, and the history records after `token` (token order aside).
     public static func read(_ path: String, after token: Int64) throws -> [String: [String]] {
         var config = Configuration()
         config.readonly = true
@@ -37,6 +37,13 @@ public enum OrganizeState {
                         || ifnull(local_date, '') || '|' || ifnull(local_offset, '') || '|' || ifnull(time_zone, '') || '|'
                         || ifnull(zone_reason, '') || '|' || ifnull(zone_confidence, '') || '|' || places_derived
                     FROM asset WHERE trashed_at IS NULL ORDER BY local_identifier
+                    """)
+            // What the next incremental organize builds albums and folders from.
+            out["folderRecord"] = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT is_folder || '|' || local_identifier || '|' || root || '|' || top || '|' || directory FROM organize_folder
+                    UNION ALL SELECT 'digest|' || value FROM meta WHERE key = 'organize_folders' ORDER BY 1
                     """)
             out["history"] = try String.fetchAll(
                 db,
