@@ -260,13 +260,14 @@ extension Catalog {
     /// and the lists of the given list types with `lists`; records inserted/updated/deleted changes and
     /// returns how many. Albums and folders a user made (`by_user`) are not organize's to replace. `only`:
     /// of the stored ones, only the collections and lists with these identifiers are replaced (an incremental
-    /// organize's albums and folders of some directories); `folderRecord`: what to write of the record of the
-    /// directories albums and folders were made from, in the same transaction.
+    /// organize's albums and folders of some directories, its moments of a stretch of time); `folderRecord`,
+    /// `momentRecord`: what to write of the record of what albums, folders and moments were made from, in the
+    /// same transaction.
     @discardableResult
     public func storeCollections(
         _ collections: [CollectionSpec], replacing types: Set<AssetCollectionType>, lists: [CollectionListSpec],
-        replacingLists listTypes: Set<CollectionListType>, only: (collections: Set<String>, lists: Set<String>)? = nil,
-        folderRecord: FolderRecordUpdate? = nil, runID: Int64?
+        replacingLists listTypes: Set<CollectionListType>, only: (collections: Set<String>?, lists: Set<String>?) = (nil, nil),
+        folderRecord: FolderRecordUpdate? = nil, momentRecord: MomentRecordUpdate? = nil, runID: Int64?
     ) throws(CatalogError) -> Int {
         try write { db in
             var records = 0  // change records written (only their number is wanted: 20k+ in a first organize)
@@ -284,7 +285,7 @@ extension Catalog {
                     sql: "SELECT local_identifier, id, title, start_date, end_date, predicate FROM collection WHERE \(Self.organizesCollection) AND type IN (\(typeList))")
                 while let r = try rows.next() {
                     let lid: String = r[0]
-                    if let only, !only.collections.contains(lid) { continue }
+                    if let keep = only.collections, !keep.contains(lid) { continue }
                     existing[lid] = ComparedCollection(id: r[1], title: r[2], startDate: r[3], endDate: r[4], predicate: r[5])
                 }
             }
@@ -328,7 +329,7 @@ extension Catalog {
                     db, sql: "SELECT local_identifier, id, title, start_date, end_date, children FROM collection_list WHERE \(Self.organizesList) AND type IN (\(lt))")
                 while let r = try rows.next() {
                     let lid: String = r[0]
-                    if let only, !only.lists.contains(lid) { continue }
+                    if let keep = only.lists, !keep.contains(lid) { continue }
                     oldLists[lid] = ComparedCollection(id: r[1], title: r[2], startDate: r[3], endDate: r[4], children: r[5])
                 }
                 var keepLists = Set<String>()
@@ -356,6 +357,7 @@ extension Catalog {
                 }
             }
             if let folderRecord { try Self.writeFolderRecord(db, folderRecord) }
+            if let momentRecord { try Self.writeMomentRecord(db, momentRecord) }
             return records
         }
     }

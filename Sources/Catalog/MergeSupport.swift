@@ -21,7 +21,7 @@ public enum MergeTables {
         "file": .merged, "file_facts": .merged, "error": .merged,
         "asset": .derived, "resource": .derived, "collection": .derived, "collection_membership": .derived,
         "collection_list": .derived, "folder_digest": .derived, "organize_input": .derived,
-        "organize_folder": .derived,
+        "organize_folder": .derived, "organize_moment": .derived, "organize_moment_item": .derived,
         "meta": .local, "ingest_run": .local, "change": .local, "grdb_migrations": .local, "sqlite_sequence": .local,
         "moved_out": .local,
     ]

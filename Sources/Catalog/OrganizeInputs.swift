@@ -10,6 +10,8 @@ public struct OrganizeChanges: Sendable {
     public var before: [OrganizeRow] = []
     /// The changed assets' rows now (absent: assets trashed or deleted since).
     public var after: [OrganizeRow] = []
+    /// The changed assets' rows (those deleted since included).
+    public var assetIDs: [Int64] = []
     public var isEmpty: Bool { before.isEmpty && after.isEmpty }
 }
 
@@ -44,6 +46,7 @@ extension Catalog {
                     """)
             ids.sort()
             var out = OrganizeChanges()
+            out.assetIDs = ids
             var shared = StringInterner()
             let columnList = Self.organizeColumns
             for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {

@@ -350,11 +350,14 @@ enum Schema {
             // the next ingest looks its new files up there too. Only the ingest reads it.
             try db.execute(sql: Catalog.movedOutTable)
         }
-        m.registerMigration("organize: the directories albums and folders were made from") { db in
-            // The directory each album and folder organize made from the tree was made from (`OrganizeFolders.swift`):
-            // an incremental organize rebuilds those of the top-level directories its changed assets are in.
-            // Empty here: the next organize builds them all and fills it. Only organize reads it.
+        m.registerMigration("organize: what albums, folders and moments were made from") { db in
+            // The directory each album and folder organize made from the tree was made from (`OrganizeFolders.swift`),
+            // each dated asset's instant and what the moment lists are built from (`OrganizeMoments.swift`): an
+            // incremental organize rebuilds the albums and folders of the top-level directories its changed
+            // assets are in, and the moments of the stretch of time they can move. Empty here: the next organize
+            // builds everything and fills them. Only organize reads them.
             try db.execute(sql: Catalog.organizeFolderTable)
+            try db.execute(sql: Catalog.organizeMomentTables)
         }
         return m
     }

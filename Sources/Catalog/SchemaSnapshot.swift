@@ -43,7 +43,7 @@ enum SchemaSnapshot {
         "collections: the user's apart from organize's",
         "moves: file inode index",
         "moves: facts an interrupted run set aside",
-        "organize: the directories albums and folders were made from",
+        "organize: what albums, folders and moments were made from",
     ]
     static let statements: [String] = [
         #"""
@@ -323,6 +323,18 @@ enum SchemaSnapshot {
         """#,
         #"""
         CREATE INDEX organize_folder_top ON organize_folder(root, top)
+        """#,
+        #"""
+        CREATE TABLE organize_moment (
+            local_identifier TEXT PRIMARY KEY, start_instant INTEGER NOT NULL, end_instant INTEGER NOT NULL,
+            start_local_date TEXT NOT NULL, end_local_date TEXT NOT NULL, latitude REAL, longitude REAL, places TEXT NOT NULL
+        )
+        """#,
+        #"""
+        CREATE TABLE organize_moment_item (asset_id INTEGER PRIMARY KEY, instant INTEGER NOT NULL)
+        """#,
+        #"""
+        CREATE INDEX organize_moment_item_instant ON organize_moment_item(instant)
         """#,
     ]
     // END GENERATED

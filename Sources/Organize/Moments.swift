@@ -115,6 +115,22 @@ public struct Moment<ID: Hashable & Sendable>: Sendable, Equatable {
     public var places: [String] = []
     /// Why this moment starts where it does, and where its identifier came from.
     public var reasons: [Reason]
+
+    public init(
+        localIdentifier: String, members: [ID], startInstant: Double, endInstant: Double, startLocalDate: String, endLocalDate: String,
+        approximateLocation: Coordinate?, title: String, places: [String] = [], reasons: [Reason]
+    ) {
+        self.localIdentifier = localIdentifier
+        self.members = members
+        self.startInstant = startInstant
+        self.endInstant = endInstant
+        self.startLocalDate = startLocalDate
+        self.endLocalDate = endLocalDate
+        self.approximateLocation = approximateLocation
+        self.title = title
+        self.places = places
+        self.reasons = reasons
+    }
 }
 
 /// A moment list: a cluster of nearby moments or a year.
@@ -136,6 +152,8 @@ public struct MomentResult<ID: Hashable & Sendable>: Sendable, Equatable {
     public var clusters: [MomentList]
     /// `momentListYear` lists.
     public var years: [MomentList]
+    /// The home area the titles were made with (`PlaceTitle.home`; nil without `homeByDate`).
+    public var home: String? = nil
 }
 
 /// Splits a time-ordered library into moments, and moments into clusters and years.
@@ -198,7 +216,55 @@ public enum MomentSegmenter {
         sorted items: [MomentItem<ID>], previous: [PreviousMoment<ID>], options: Options = Options(), seedNames: ([ID]) throws -> [String]
     ) rethrows -> MomentResult<ID> {
         guard !items.isEmpty else { return MomentResult(moments: [], clusters: [], years: []) }
+        let home = options.homeByDate ? PlaceTitle.home(items.map(\.place)) : nil
+        var moments = build(items, groups(items, options: options), home: home, options: options)
+        try assignIdentifiers(&moments, previous: previous, seedNames: seedNames)
+        return MomentResult(moments: moments, clusters: clusters(moments, options), years: years(moments), home: home)
+    }
 
+    /// The moments of the items `region` of `items` (in time order, ties ordered by the caller) as a
+    /// segmentation of every item gives them, without identifiers yet (`assignIdentifiers`), when the region is
+    /// one the items around decide alone: the items before and after it are read for the gaps the rule
+    /// compares (`windowRadius` + 1 either side, fewer only where the library ends), and a boundary is forced
+    /// before the region's first item and after its last (`forcedBoundary`, or the library's ends) — nil when
+    /// the segmentation does not cut there. `home`: the library's home area (`PlaceTitle.home` of every item).
+    @_specialize(exported: true, where ID == Int64)
+    public static func segment<ID>(sorted items: [MomentItem<ID>], region: Range<Int>, home: String?, options: Options = Options()) -> [Moment<ID>]? {
+        guard !region.isEmpty, region.lowerBound >= 0, region.upperBound <= items.count else { return nil }
+        let all = groups(items, options: options)
+        guard let first = all.firstIndex(where: { $0.range.lowerBound == region.lowerBound }),
+            let last = all.firstIndex(where: { $0.range.upperBound == region.upperBound }), first <= last
+        else { return nil }
+        return build(items, Array(all[first...last]), home: options.homeByDate ? home : nil, options: options)
+    }
+
+    /// Identifiers for moments in time order: each takes the identifier of the `previous` moment it shares the
+    /// most members with (pairs taken largest overlap first, each previous identifier once); the others one
+    /// derived from their first member's local identifier (`seedNames`), avoiding every previous one and
+    /// `reserved` (those of stored moments a partial segmentation leaves as they are).
+    @_specialize(exported: true, where ID == Int64)
+    public static func assignIdentifiers<ID>(
+        to moments: inout [Moment<ID>], previous: [PreviousMoment<ID>], reserved: Set<String>, seedNames: ([ID]) throws -> [String]
+    ) rethrows {
+        try assignIdentifiers(&moments, previous: previous, reserved: reserved, seedNames: seedNames)
+    }
+
+    /// Whether a moment starts at `current` whatever the gaps around it: a gap of at least `alwaysSplitGap`,
+    /// or a new local day (with `splitOnLocalDayChange`), after a gap of at least `burstGap`.
+    public static func forcedBoundary<ID>(_ previous: MomentItem<ID>, _ current: MomentItem<ID>, options: Options = Options()) -> Bool {
+        let gap = current.instant - previous.instant
+        return gap >= options.burstGap && (gap >= options.alwaysSplitGap || (options.splitOnLocalDayChange && current.localDate != previous.localDate))
+    }
+
+    /// The clusters and years of moments in time order.
+    @_specialize(exported: true, where ID == Int64)
+    public static func lists<ID>(_ moments: [Moment<ID>], options: Options = Options()) -> (clusters: [MomentList], years: [MomentList]) {
+        (clusters(moments, options), years(moments))
+    }
+
+    /// The moments' items as ranges of `items`, each with why it starts where it does.
+    static func groups<ID>(_ items: [MomentItem<ID>], options: Options) -> [(range: Range<Int>, reasons: [Reason])] {
+        guard !items.isEmpty else { return [] }
         // Boundaries: starts[i] = reasons item i starts a new moment (item 0 always does).
         let gaps = zip(items.dropFirst(), items).map { $0.instant - $1.instant }
         let logs = gaps.map { log(max($0, 1)) }
@@ -239,10 +305,12 @@ public enum MomentSegmenter {
             if let c = cur.coordinate { lastGPS = c }
         }
         groups.append((start..<items.count, startReasons))
+        return groups
+    }
 
-        // Moments without identifiers yet.
-        let home = options.homeByDate ? PlaceTitle.home(items.map(\.place)) : nil
-        var moments: [Moment<ID>] = groups.map { g in
+    /// The moments of these groups of items, without identifiers yet; `home` titles by date.
+    static func build<ID>(_ items: [MomentItem<ID>], _ groups: [(range: Range<Int>, reasons: [Reason])], home: String?, options: Options) -> [Moment<ID>] {
+        groups.map { g in
             let members = items[g.range]
             let loc = Coordinate.mean(members.compactMap(\.coordinate))
             let first = members.first!, last = members.last!
@@ -263,12 +331,10 @@ public enum MomentSegmenter {
             m.places = named == [home] ? [] : named
             return m
         }
-        try assignIdentifiers(&moments, previous: previous, seedNames: seedNames)
-        return MomentResult(moments: moments, clusters: clusters(moments, options), years: years(moments))
     }
 
     static func assignIdentifiers<ID>(
-        _ moments: inout [Moment<ID>], previous: [PreviousMoment<ID>], seedNames: ([ID]) throws -> [String]
+        _ moments: inout [Moment<ID>], previous: [PreviousMoment<ID>], reserved: Set<String> = [], seedNames: ([ID]) throws -> [String]
     ) rethrows {
         var owner: [ID: Int] = [:]  // member id -> previous index
         for (p, pm) in previous.enumerated() { for m in pm.members { owner[m] = p } }
@@ -296,6 +362,8 @@ public enum MomentSegmenter {
         }
         // Identifiers of previous moments that were not reused stay reserved, so a derived one never collides.
         for p in previous { used.insert(p.localIdentifier) }
+        // And those of every stored moment a partial segmentation leaves as they are (`reserved`).
+        used.formUnion(reserved)
         let unnamed = moments.indices.filter { moments[$0].localIdentifier.isEmpty }
         let names = try seedNames(unnamed.map { moments[$0].members[0] })
         for (k, i) in unnamed.enumerated() {
@@ -329,11 +397,7 @@ public enum MomentSegmenter {
         }
         for m in moments {
             if let last = current.last {
-                let gap = m.startInstant - last.endInstant
-                let dist = last.approximateLocation.flatMap { a in m.approximateLocation.map { a.distanceKm(to: $0) } }
-                var split: [Reason] = []
-                if gap > options.clusterMaxGap { split.append(Reason("momentListCluster", "\(fmt(gap / 86400)) days after the previous moment")) }
-                if let d = dist, d > options.clusterMaxDistanceKm { split.append(Reason("momentListCluster", "\(fmt(d)) km from the previous moment")) }
+                let split = clusterBreak(last, m, options)
                 if !split.isEmpty {
                     flush()
                     current = []
@@ -344,6 +408,17 @@ public enum MomentSegmenter {
         }
         flush()
         return out
+    }
+
+    /// Why a cluster ends between two consecutive moments (none: the second joins the first's cluster): more
+    /// than `clusterMaxGap` between them, or more than `clusterMaxDistanceKm` when both have a location.
+    public static func clusterBreak<ID>(_ last: Moment<ID>, _ m: Moment<ID>, _ options: Options = Options()) -> [Reason] {
+        let gap = m.startInstant - last.endInstant
+        let dist = last.approximateLocation.flatMap { a in m.approximateLocation.map { a.distanceKm(to: $0) } }
+        var split: [Reason] = []
+        if gap > options.clusterMaxGap { split.append(Reason("momentListCluster", "\(fmt(gap / 86400)) days after the previous moment")) }
+        if let d = dist, d > options.clusterMaxDistanceKm { split.append(Reason("momentListCluster", "\(fmt(d)) km from the previous moment")) }
+        return split
     }
 
     static func years<ID>(_ moments: [Moment<ID>]) -> [MomentList] {
@@ -392,6 +467,13 @@ public enum PlaceTitle {
         let total = ranked.reduce(0) { $0 + $1.count }
         if ranked.count > 1, Double(ranked[1].count) >= secondShare * Double(total) { return [top.name, ranked[1].name] }
         return [top.name]
+    }
+
+    /// The home area from how many located items each place has (as `home(_:)` of those items).
+    public static func home(counts: [String: Int]) -> String? {
+        let total = counts.values.reduce(0, +)
+        guard counts.count > 1, let top = counts.max(by: { $0.value < $1.value }), Double(top.value) > homeShare * Double(total) else { return nil }
+        return top.key
     }
 
     /// The library's home area: the place of more than half its located items, when it has several places.

@@ -532,7 +532,10 @@ public final class Ingestor: Sendable {
             if options.thumbnails != nil { ResourceLimits.mapLargeAllocations(from: Self.thumbnailsMappedAllocationBytes) }
             // Benchmarks/README.md: the organize stage's time on its own.
             if ProcessInfo.processInfo.environment["SHOEBOX_ORGANIZE_TIMING"] != nil {
-                let how = o.incremental ? "incremental, \(o.changedAssets) assets changed" : "full"
+                let how =
+                    o.incremental
+                    ? "incremental, \(o.changedAssets) assets changed, albums of \(o.folderTops.map { "\($0) top-level folders" } ?? "the whole tree"), "
+                        + "moments of \(o.momentStretches.map { "\($0) stretches" } ?? "the whole timeline")" : "full"
                 let steps = o.steps.map { "\($0.name) \(String(format: "%.2f", $0.seconds))" }.joined(separator: ", ")
                 FileHandle.standardError.write(
                     Data("organize: \(String(format: "%.2f", Date().timeIntervalSince(organizeStart))) s (\(how)): \(steps)\n".utf8))

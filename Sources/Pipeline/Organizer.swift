@@ -23,6 +23,8 @@ public enum Organizer {
         public var changedAssets = 0
         /// The top-level directories whose albums and folders were built again, when not the whole tree (nil).
         public var folderTops: Int? = nil
+        /// The stretches of time whose moments were segmented again, when not the whole timeline (nil).
+        public var momentStretches: Int? = nil
         /// Seconds spent in each step, in order (Benchmarks/README.md).
         public var steps: [(name: String, seconds: Double)] = []
     }
@@ -106,8 +108,9 @@ public enum Organizer {
             _ = try folderWork.value()  // after the bursts (a burst error is rethrown where they are joined)
             step("bursts+albums")
         }
+        var placesChanged: [String] = []  // assets whose place, zone or local date the places step changed
         if let changes {
-            try incrementalPlaces(catalog, changes, runID: runID, summary: &summary)
+            placesChanged = try incrementalPlaces(catalog, changes, runID: runID, summary: &summary)
         } else {
             try fullPlaces(catalog, runID: runID, summary: &summary)
         }
@@ -116,7 +119,14 @@ public enum Organizer {
 
         // Moments, clusters and years on local days, from the dates the places step stored (in a function
         // of their own, so the items, the stored moments and the segmenter's result are freed before albums).
-        var (collections, lists) = try moments(catalog, summary: &summary)
+        var moments: MomentBuild? = nil
+        if let changes {
+            moments = try incrementalMoments(
+                catalog, changed: changes.assetIDs + (try catalog.assetRows(ofLocalIdentifiers: Set(placesChanged))), summary: &summary)
+        }
+        if moments == nil { moments = try Self.moments(catalog, summary: &summary) }
+        var (collections, lists) = (moments!.collections, moments!.lists)
+        summary.momentStretches = moments!.stretches
         step("moments")
 
         // Smart albums: definitions only; membership is computed when read. Stored with the moments while the
@@ -128,8 +138,10 @@ public enum Organizer {
                     predicate: ([d.predicate] + d.arguments).joined(separator: "\u{1F}")))
         }
         summary.records += try catalog.storeCollections(
-            collections, replacing: [.moment, .smartAlbum], lists: lists, replacingLists: [.momentList], runID: runID
-        )
+            collections, replacing: [.moment, .smartAlbum], lists: lists ?? [], replacingLists: lists == nil ? [] : [.momentList],
+            only: (moments!.replacing.map { $0.union(collections.lazy.filter { $0.type == .smartAlbum }.map(\.localIdentifier)) }, moments!.listsReplacing),
+            momentRecord: moments!.record, runID: runID)
+        moments = nil
         step("store")
 
         let (burstSummary, burstTouched) = try burstWork.value()
@@ -154,20 +166,32 @@ public enum Organizer {
         return summary
     }
 
+    /// The moments to store, their lists (nil: the stored ones stay), the stored moments they replace (nil:
+    /// all), the record to write of them, and how many stretches of time were segmented (nil: the whole).
+    struct MomentBuild {
+        var collections: [CollectionSpec]
+        var lists: [CollectionListSpec]?
+        var replacing: Set<String>?
+        /// The stored lists `lists` replace (nil: all).
+        var listsReplacing: Set<String>? = nil
+        var record: MomentRecordUpdate
+        var stretches: Int?
+    }
+
     /// Every dated asset's moment item, segmented with the stored moments as the previous ones. Assets are
     /// named by their place in local identifier order (`AssetOrder`; no string per asset: at 100k assets the
     /// identifiers, a map back to rows and a sorted copy of the items were ~25 MB of the organize peak), so
     /// that a tuple orders assets of one instant; the moments' members are catalog rows again at the end, and
     /// the few local identifiers the new moments' identifiers derive from are read then.
-    static func moments(_ catalog: Catalog, summary: inout Summary) throws -> ([CollectionSpec], [CollectionListSpec]) {
+    static func moments(_ catalog: Catalog, summary: inout Summary) throws -> MomentBuild {
         var items: [MomentItem<Int64>] = []
         // Sized once: grown by appending, the array of 75k items was 131k long (9.4 MB, and the copy before
         // it alive while it was filled) at organize's peak at 100k files.
         let order = try catalog.momentInputs(expecting: { items.reserveCapacity($0) }) { _, position, d, latitude, longitude, place in
-            guard let t = Classifier.epochSeconds(d.local) else { return }
+            guard let t = instant(d) else { return }
             items.append(
                 MomentItem(
-                    id: Int64(position), instant: Double(t - (d.offsetSeconds ?? 0)), localDate: String(d.local.prefix(10)),
+                    id: Int64(position), instant: Double(t), localDate: String(d.local.prefix(10)),
                     latitude: latitude, longitude: longitude, place: place))
         }
         // In time order, assets of one instant in local identifier order (as MomentSegmenter.segment orders
@@ -186,20 +210,223 @@ public enum Organizer {
                 let rows = positions.map(row)
                 return zip(rows, try catalog.localIdentifiers(ofRows: rows)).map { $1 ?? "row \($0)" }
             })
+        // What the next organize segments again from: each item's instant, what the lists are made from.
+        let recordItems = items.map { (assetID: row($0.id), instant: Int64($0.instant)) }
         items = []
         summary.moments = result.moments.count
-        let collections = result.moments.map { m in
-            CollectionSpec(
-                localIdentifier: m.localIdentifier, type: .moment, subtype: AssetCollectionSubtype(rawValue: 0), title: m.title,
-                startDate: iso(m.startInstant), endDate: iso(m.endInstant), latitude: m.approximateLocation?.latitude,
-                longitude: m.approximateLocation?.longitude, members: m.members.map(row))
+        let collections = result.moments.map { momentSpec($0, row: row) }
+        let lists = (result.clusters + result.years).map(listSpec)
+        return MomentBuild(
+            collections: collections, lists: lists, replacing: nil,
+            record: MomentRecordUpdate(replacing: nil, moments: result.moments.map(record), itemsOf: nil, items: recordItems, home: result.home),
+            stretches: nil)
+    }
+
+    /// An asset's instant (UTC seconds) from its date as the moment step reads it; nil when the text is no date.
+    static func instant(_ d: AssetDate) -> Int? {
+        Classifier.epochSeconds(d.local).map { $0 - (d.offsetSeconds ?? 0) }
+    }
+
+    static func momentSpec<ID>(_ m: Moment<ID>, row: (ID) -> Int64) -> CollectionSpec {
+        CollectionSpec(
+            localIdentifier: m.localIdentifier, type: .moment, subtype: AssetCollectionSubtype(rawValue: 0), title: m.title,
+            startDate: iso(m.startInstant), endDate: iso(m.endInstant), latitude: m.approximateLocation?.latitude,
+            longitude: m.approximateLocation?.longitude, members: m.members.map(row))
+    }
+
+    static func listSpec(_ l: MomentList) -> CollectionListSpec {
+        CollectionListSpec(
+            localIdentifier: l.localIdentifier, type: .momentList, subtype: l.subtype, title: l.title, startDate: iso(l.startInstant),
+            endDate: iso(l.endInstant), children: l.moments)
+    }
+
+    static func record<ID>(_ m: Moment<ID>) -> MomentRecord {
+        MomentRecord(
+            localIdentifier: m.localIdentifier, startInstant: Int64(m.startInstant), endInstant: Int64(m.endInstant), startLocalDate: m.startLocalDate,
+            endLocalDate: m.endLocalDate, latitude: m.approximateLocation?.latitude, longitude: m.approximateLocation?.longitude, places: m.places)
+    }
+
+    /// A recorded moment as the lists are made from it (no members).
+    static func moment(_ r: MomentRecord) -> Moment<Int64> {
+        var m = Moment<Int64>(
+            localIdentifier: r.localIdentifier, members: [], startInstant: Double(r.startInstant), endInstant: Double(r.endInstant),
+            startLocalDate: r.startLocalDate, endLocalDate: r.endLocalDate,
+            approximateLocation: r.latitude.flatMap { la in r.longitude.map { Coordinate(latitude: la, longitude: $0) } }, title: "", reasons: [])
+        m.places = r.places
+        return m
+    }
+
+    /// The moments of an incremental organize: only the stretches of the timeline the changed assets can
+    /// move are segmented again, from the instants the last organize recorded (`organize_moment_item`) and
+    /// the changed assets' now, and the lists are made again from the recorded moments and the new ones. What
+    /// a whole segmentation gives, by the segmenter's rule (`MomentSegmenter`): the boundary before an item
+    /// depends on the gaps up to 11 items either side of it, the local days of it and the one before, and the
+    /// last position with GPS since the boundary before; a boundary the gap or the day forces
+    /// (`MomentSegmenter.forcedBoundary`) depends on its two items alone. So a stretch starts at a forced
+    /// boundary with at least 11 unchanged items between it and the first time a changed asset has (now, or as
+    /// recorded), ends likewise, and no changed asset's time falls in the gap before its first item or after
+    /// its last; it is segmented with 11 items either side for the gaps, and it replaces the stored moments
+    /// over its time. nil when there is no whole record, when the home area moved (every title may change),
+    /// or when a check fails: the caller segments the whole timeline then.
+    static func incrementalMoments(_ catalog: Catalog, changed: [Int64], summary: inout Summary) throws -> MomentBuild? {
+        guard let recordedHome = try catalog.momentRecordHome() else { return nil }
+        let dirty = Set(changed)
+        let rows = Array(dirty).sorted()
+        // The changed assets now, and as recorded.
+        var now: [Int64: (input: MomentInputRow, instant: Int)] = [:]
+        for r in try catalog.momentInputs(ofRows: rows) { if let t = instant(r.date) { now[r.assetID] = (r, t) } }
+        let recorded = try catalog.recordedInstants(of: rows)
+        var counts = try catalog.recordedPlaceCounts(except: rows)
+        for (_, n) in now { if let p = n.input.place { counts[p, default: 0] += 1 } }
+        let home = PlaceTitle.home(counts: counts)
+        guard home == recordedHome else { return nil }
+        let times = (recorded.values.map(Int.init) + now.values.map(\.instant)).sorted()
+        let update = { (moments: [MomentRecord], replacing: Set<String>) in
+            MomentRecordUpdate(
+                replacing: replacing, moments: moments, itemsOf: rows, items: now.map { (assetID: $0.key, instant: Int64($0.value.instant)) }, home: home)
         }
-        let lists = (result.clusters + result.years).map { l in
-            CollectionListSpec(
-                localIdentifier: l.localIdentifier, type: .momentList, subtype: l.subtype, title: l.title, startDate: iso(l.startInstant),
-                endDate: iso(l.endInstant), children: l.moments)
+        guard let first = times.first, let last = times.last else {
+            // No changed asset is dated, nor was: every moment stays.
+            summary.moments = try catalog.momentIdentifiers().count
+            return MomentBuild(collections: [], lists: nil, replacing: [], record: update([], []), stretches: 0)
         }
-        return (collections, lists)
+        /// The items around `core` as they are now, in time order (ties by local identifier): every one with a
+        /// time in it, and up to `left` and `right` recorded ones before and after it (those at the farthest
+        /// time read on each side left out — some of that time's may not be read — unless the library ends
+        /// there). Whether the library's first and last items are among them.
+        var identifiers: [Int64: String] = [:]
+        func window(_ core: ClosedRange<Int>, left: Int, right: Int) throws -> (items: [MomentItem<Int64>], atStart: Bool, atEnd: Bool) {
+            let before = try catalog.recordedMomentInputs(left, before: Int64(core.lowerBound))
+            let after = try catalog.recordedMomentInputs(right, after: Int64(core.upperBound))
+            let atStart = before.count < left, atEnd = after.count < right
+            let from = atStart ? Int.min : Int(before.last!.instant) + 1, to = atEnd ? Int.max : Int(after.last!.instant) - 1
+            var out: [(item: MomentItem<Int64>, lid: String)] = []
+            func add(_ r: MomentInputRow, _ t: Int) {
+                out.append(
+                    (MomentItem(id: r.assetID, instant: Double(t), localDate: String(r.date.local.prefix(10)), latitude: r.latitude, longitude: r.longitude,
+                        place: r.place), r.localIdentifier))
+            }
+            let inside = try catalog.recordedMomentInputs(from: Int64(core.lowerBound), to: Int64(core.upperBound))
+            for r in before + inside + after where Int(r.instant) >= from && Int(r.instant) <= to {
+                if let input = r.input, !dirty.contains(input.assetID), let t = instant(input.date) { add(input, t) }
+            }
+            for (_, n) in now where n.instant >= from && n.instant <= to { add(n.input, n.instant) }
+            out.sort { $0.item.instant != $1.item.instant ? $0.item.instant < $1.item.instant : $0.lid < $1.lid }
+            for o in out { identifiers[o.item.id] = o.lid }
+            return (out.map(\.item), atStart, atEnd)
+        }
+
+        /// A stretch: the items read (in time order), the range of them segmented again, and the first and last
+        /// changed time it covers.
+        struct Stretch {
+            var items: [MomentItem<Int64>]
+            var region: Range<Int>
+            var core: ClosedRange<Int>
+            /// The instants of the items before and after the region (the library's ends: none), between which
+            /// the stored moments are replaced.
+            var after: Int
+            var before: Int
+        }
+        let radius = MomentSegmenter.Options().windowRadius + 1
+        /// The stretch around changed times `core`: the window of items read grows until both ends are found.
+        /// A changed asset of another core inside it (or where it needs unchanged items) is one of an earlier
+        /// core, whose stretch then overlaps it, or of a later one, whose stretch will: overlapping stretches
+        /// are merged below.
+        func stretch(_ core: ClosedRange<Int>) throws -> Stretch {
+            var left = 64, right = 64
+            while true {
+                let (w, atStart, atEnd) = try window(core, left: left, right: right)
+                let n = w.count
+                let p0 = w.firstIndex { Int($0.instant) >= core.lowerBound } ?? n
+                let p1 = (w.lastIndex { Int($0.instant) <= core.upperBound } ?? -1)
+                func forced(_ i: Int) -> Bool {
+                    MomentSegmenter.forcedBoundary(w[i - 1], w[i]) && !dirty.contains(w[i - 1].id) && !dirty.contains(w[i].id)
+                }
+                // First item: a forced boundary at least `radius` items before the first changed time, or the
+                // library's first item; the item after the last likewise, past the last changed time.
+                var b = (1...max(1, p0 - radius)).reversed().first { $0 <= p0 - radius && forced($0) }
+                if b == nil, atStart { b = 0 }
+                var e = p1 + 1 + radius < n ? (p1 + 1 + radius..<n).first(where: forced) : nil
+                if e == nil, atEnd { e = n }
+                // With `radius` items either side read for the gaps, unless the library ends there.
+                let leftFound = b.map { $0 - radius >= 0 || atStart } ?? false, rightFound = e.map { $0 + radius <= n || atEnd } ?? false
+                if leftFound, rightFound, let b, let e {
+                    let lower = max(0, b - radius), upper = min(n, e + radius)
+                    return Stretch(
+                        items: Array(w[lower..<upper]), region: (b - lower)..<(e - lower), core: core, after: b > 0 ? Int(w[b - 1].instant) : Int.min,
+                        before: e < n ? Int(w[e].instant) : Int.max)
+                }
+                if !leftFound { left *= 4 }
+                if !rightFound { right *= 4 }
+            }
+        }
+
+        // Stretches in time order; one reaching into the one before (their regions overlap) is made again
+        // with both cores.
+        var stretches: [Stretch] = []
+        for t in times {
+            if let last = stretches.last, last.core.contains(t) { continue }
+            var core = t...t
+            while true {
+                let s = try stretch(core)
+                if let last = stretches.last, s.after < last.before {
+                    core = last.core.lowerBound...core.upperBound
+                    stretches.removeLast()
+                    continue
+                }
+                stretches.append(s)
+                break
+            }
+        }
+
+        // The stored moments each stretch replaces: those over its time (the boundaries at its ends are ones
+        // the old timeline had too, so none straddles them) — each member of them in the stretch or changed.
+        let records = try catalog.momentRecords()
+        var replaced: [MomentRecord] = []
+        var new: [Moment<Int64>] = []
+        for s in stretches {
+            let over = records.filter { Int($0.endInstant) > s.after && Int($0.startInstant) < s.before }
+            let members = try catalog.momentMembers(over.map(\.localIdentifier))
+            let inStretch = Set(s.items[s.region].map(\.id))
+            for m in over where !(members[m.localIdentifier] ?? []).allSatisfy({ inStretch.contains($0) || dirty.contains($0) }) { return nil }
+            replaced += over
+            // A stretch whose assets are all gone (or no longer dated) replaces its moments with none.
+            guard !s.region.isEmpty else { continue }
+            guard let moments = MomentSegmenter.segment(sorted: s.items, region: s.region, home: home) else { return nil }
+            new += moments
+        }
+        let replacedIDs = Set(replaced.map(\.localIdentifier))
+        let previousMembers = try catalog.momentMembers(replaced.map(\.localIdentifier))
+        try MomentSegmenter.assignIdentifiers(
+            to: &new, previous: replaced.map { PreviousMoment(localIdentifier: $0.localIdentifier, members: previousMembers[$0.localIdentifier] ?? []) },
+            reserved: try catalog.momentIdentifiers(),
+            seedNames: { ids in ids.map { identifiers[$0] ?? "row \($0)" } })
+        // The lists, from every moment: the recorded ones left and the new ones, in time order.
+        // The lists the change reaches: the clusters from the last break before the stretches (between two
+        // moments before them) to the first after, made again from the moments now and, to know which stored
+        // ones they replace, from the moments before; the years of the moments replaced and new.
+        let kept = records.filter { !replacedIDs.contains($0.localIdentifier) }.map(moment)
+        let all = (kept + new).sorted { $0.startInstant < $1.startInstant }
+        let old = (kept + replaced.map(moment)).sorted { $0.startInstant < $1.startInstant }
+        let after = Double(stretches.map(\.after).min()!), before = Double(stretches.map(\.before).max()!)
+        func reach(_ list: [Moment<Int64>]) -> ArraySlice<Moment<Int64>> {
+            let f = list.firstIndex { $0.startInstant > after } ?? list.count
+            let l = (list.lastIndex { $0.startInstant < before } ?? -1)
+            var j = max(0, f - 1)
+            while j > 0 && MomentSegmenter.clusterBreak(list[j - 1], list[j]).isEmpty { j -= 1 }
+            var k = max(l + 2, f + 1)
+            while k < list.count && MomentSegmenter.clusterBreak(list[k - 1], list[k]).isEmpty { k += 1 }
+            return list[j..<min(k, list.count)]
+        }
+        let (clusters, _) = MomentSegmenter.lists(Array(reach(all)))
+        let (oldClusters, _) = MomentSegmenter.lists(Array(reach(old)))
+        let touchedYears = Set((new.map(\.startLocalDate) + replaced.map(\.startLocalDate)).map { $0.prefix(4) })
+        let (_, years) = MomentSegmenter.lists(all.filter { touchedYears.contains($0.startLocalDate.prefix(4)) })
+        let listIDs = Set(oldClusters.map(\.localIdentifier) + touchedYears.map { StableIdentifier.collectionList("year:" + $0) })
+        summary.moments = all.count
+        return MomentBuild(
+            collections: new.map { momentSpec($0, row: { $0 }) }, lists: (clusters + years).map(listSpec), replacing: replacedIDs,
+            listsReplacing: listIDs, record: update(new.map(record), replacedIDs), stretches: stretches.count)
     }
 
     /// Albums and folders as built from the tree, with the directory each was made from (by position).
@@ -243,7 +470,9 @@ public enum Organizer {
                 keepFolderIdentities(stored, albums: &build.albums, folders: &build.lists)
                 let n = try catalog.storeCollections(
                     build.albums, replacing: [.album], lists: build.lists, replacingLists: [.folder],
-                    only: (Set(records.lazy.filter { !$0.isFolder }.map(\.localIdentifier)), Set(records.lazy.filter(\.isFolder).map(\.localIdentifier))),
+                    only: (
+                        Set(records.lazy.filter { !$0.isFolder }.map(\.localIdentifier)), Set(records.lazy.filter(\.isFolder).map(\.localIdentifier))
+                    ),
                     folderRecord: FolderRecordUpdate(tops: tops, records: build.records, digest: digest), runID: runID)
                 return (try catalog.folderAlbumCount(), n, tops.count)
             }
@@ -576,7 +805,7 @@ public enum Organizer {
     }
 
     /// The changed assets and every asset of the same camera within `placeReachDays` of one of them, before or after the change.
-    static func incrementalPlaces(_ catalog: Catalog, _ changes: OrganizeChanges, runID: Int64?, summary: inout Summary) throws {
+    static func incrementalPlaces(_ catalog: Catalog, _ changes: OrganizeChanges, runID: Int64?, summary: inout Summary) throws -> [String] {
         var cameras = StringInterner()
         var reach: [String: Set<String>] = [:]  // camera -> days whose assets are derived again
         var inputDays = Set<String>()
@@ -604,24 +833,28 @@ public enum Organizer {
             changed.contains(r.localIdentifier) || r.day.map { reach[PlaceStage.camera(r, &cameras)]?.contains($0) == true } == true
                 ? r.localIdentifier : nil
         }
-        try places(catalog, inputs: inputs, subjects: subjects, runID: runID, summary: &summary)
+        return try places(catalog, inputs: inputs, subjects: subjects, runID: runID, summary: &summary)
     }
 
     /// Derives the places of `inputs` and stores those of `subjects`, local identifiers (which `scope`, SQL on
     /// `asset`, selects too when given: the rows are then read in one statement, not one by one; `markingSeen`
     /// as `Catalog.applyPlaces`).
+    /// Returns the assets whose place columns changed (of those the places step had seen before: the others
+    /// are new to organize, changed assets of an incremental one).
+    @discardableResult
     static func places(
         _ catalog: Catalog, inputs: [OrganizeRow], subjects: [String], scope: (String, [String])? = nil, markingSeen: Bool = true,
         runID: Int64?, summary: inout Summary
-    ) throws {
-        guard !subjects.isEmpty else { return }
+    ) throws -> [String] {
+        guard !subjects.isEmpty else { return [] }
         let keep = Set(subjects)
         let infos = PlaceStage.derive(inputs, keeping: keep.contains)
-        summary.records += try catalog.applyPlaces(
-            infos, only: scope == nil ? subjects : nil, where: scope?.0, arguments: scope?.1 ?? [], markingSeen: markingSeen, runID: runID
-        ).count
+        let records = try catalog.applyPlaces(
+            infos, only: scope == nil ? subjects : nil, where: scope?.0, arguments: scope?.1 ?? [], markingSeen: markingSeen, runID: runID)
+        summary.records += records.count
         summary.places += infos.values.lazy.filter { $0.placeID != nil }.count
         summary.zones += infos.values.lazy.filter { $0.localDate != nil }.count
+        return records.map(\.localIdentifier)
     }
 
     /// `YYYY-MM-DD` moved by whole days; nil when the text is not a date.

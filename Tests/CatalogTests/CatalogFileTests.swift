@@ -98,7 +98,7 @@ import Testing
     }
 
     /// A catalog behind only by migrations that add what the ingest alone reads (the `file_inode` index, the
-    /// `moved_out` and `organize_folder` tables) is read as it is — read-only, nothing written — and upgraded by the next writer; one behind by any
+    /// `moved_out` table and organize's record) is read as it is — read-only, nothing written — and upgraded by the next writer; one behind by any
     /// other migration is refused (below).
     @Test func aCatalogLackingOnlyAnIngestIndexIsRead() throws {
         let s = try TestScratch("catalog-reader-optional")
@@ -106,11 +106,11 @@ import Testing
         do {
             let c = try Catalog(path: path)
             try c.write { db in
-                try db.execute(sql: "DROP INDEX file_inode; DROP TABLE moved_out; DROP TABLE organize_folder")
+                try db.execute(sql: "DROP INDEX file_inode; DROP TABLE moved_out; DROP TABLE organize_folder; DROP TABLE organize_moment; DROP TABLE organize_moment_item")
                 try db.execute(
                     sql: """
                         DELETE FROM grdb_migrations WHERE identifier IN ('moves: file inode index', 'moves: facts an interrupted run set aside',
-                            'organize: the directories albums and folders were made from')
+                            'organize: what albums, folders and moments were made from')
                         """)
             }
         }

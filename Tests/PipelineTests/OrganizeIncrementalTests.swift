@@ -1,9 +1,11 @@
-import Catalog
 import Foundation
+import GRDB
+import MediaProbe
 import PhotoModel
 import TestSupport
 import Testing
 
+@testable import Catalog
 @testable import Pipeline
 
 /// Incremental organize (issue 17): after a change, recomputing only what the changed assets can touch
@@ -203,6 +205,81 @@ import Testing
         _ = try await step("after a whole build", tops: 1) { try FileManager.default.removeItem(atPath: root + "/iphone/trip/day 1/a.jpg") }
     }
 
+    /// Moments are segmented again only over the stretches of time the changed assets can move (their times
+    /// now and as recorded, 11 unchanged items either side, out to boundaries the gap or the day forces): the
+    /// corpus linked four times, its assets given dates of bursts, shoots, days and long gaps (instants shared,
+    /// 12-hour gaps, midnights, a few positions far apart), then rounds of re-dated, moved, trashed and
+    /// restored assets — each round organized both ways gives the same catalog, the record of instants and
+    /// moments included, and most rounds segment stretches, not the whole timeline. Seeded: the same every run.
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func momentsAreSegmentedWhereChangesReachOnly() async throws {
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        let media = Corpus.mediaFiles()
+        for copy in 1...4 { try Self.link(media, into: tree.appendingPathComponent("c\(copy)")) }
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog)
+        var rng = SplitMix(state: 17)
+        let ids = try catalog.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM asset ORDER BY id") }
+        #expect(ids.count > 250)
+        // Dates: events (1-40 frames, a few seconds to an hour apart) on days over two years, some days with
+        // events 11.5-12.5 hours apart, some across midnight; offsets given, absent or odd.
+        func text(_ t: Int) -> String { FileDate.utcText(t) }
+        var times: [Int] = []
+        var t = 1_600_000_000
+        while times.count < ids.count {
+            let frames = Int(rng.next() % 40) + 1
+            for _ in 0..<frames {
+                times.append(t)
+                t += [0, 1, 2, 5, 30, 90, 400, 900, 3600][Int(rng.next() % 9)]
+            }
+            t += [700, 3000, 41_400, 43_200, 45_000, 86_400, 3 * 86_400, 40 * 86_400][Int(rng.next() % 8)]
+        }
+        func date(_ db: Database, _ id: Int64, _ t: Int) throws {
+            let offset: Int? = [nil, 0, 3600, -18_000, 19_800][Int(rng.next() % 5)]
+            try db.execute(sql: "UPDATE asset SET creation_date = ?, creation_offset = ? WHERE id = ?", arguments: [text(t), offset, id])
+        }
+        try catalog.write { db in
+            for (k, id) in ids.enumerated() {
+                try date(db, id, times[k])
+                // Positions: most none, a few in two places 300 km apart.
+                let place = rng.next() % 10
+                let (lat, lon): (Double?, Double?) = place < 7 ? (nil, nil) : place < 9 ? (38.72, -9.14) : (41.15, -8.61)
+                try db.execute(sql: "UPDATE asset SET latitude = ?, longitude = ? WHERE id = ?", arguments: [lat, lon, id])
+            }
+        }
+        _ = try Organizer.run(catalog, runID: nil, full: true)
+
+        var stretched = 0
+        for round in 0..<14 {
+            try catalog.write { db in
+                for _ in 0...(rng.next() % 5) {
+                    let id = ids[Int(rng.next() % UInt64(ids.count))]
+                    switch rng.next() % 6 {
+                    case 0, 1:  // beside another asset's time
+                        try date(db, id, times[Int(rng.next() % UInt64(times.count))] + Int(rng.next() % 7) - 3)
+                    case 2:  // anywhere
+                        try date(db, id, 1_590_000_000 + Int(rng.next() % 80_000_000))
+                    case 3:  // moved
+                        try db.execute(sql: "UPDATE asset SET latitude = 52.52, longitude = 13.40 WHERE id = ?", arguments: [id])
+                    case 4:  // trashed
+                        try db.execute(sql: "UPDATE asset SET trashed_at = '2026-01-01T00:00:00Z' WHERE id = ?", arguments: [id])
+                    default:  // restored, or undated
+                        if rng.next() % 2 == 0 {
+                            try db.execute(sql: "UPDATE asset SET trashed_at = NULL WHERE trashed_at IS NOT NULL")
+                        } else {
+                            try db.execute(sql: "UPDATE asset SET creation_date = NULL, creation_offset = NULL WHERE id = ?", arguments: [id])
+                        }
+                    }
+                }
+            }
+            let (summary, _) = try Self.organizeBothWays(catalog, s)
+            if let n = summary.momentStretches { stretched += n > 0 ? 1 : 0 }
+            #expect(summary.incremental, "round \(round)")
+        }
+        #expect(stretched >= 7, "rounds segmenting stretches rather than the whole: \(stretched)")
+    }
+
     /// A date without an offset borrows its zone from the same camera up to 3 hours away, across midnight
     /// and across folders: removing the anchor late on one day changes a photo of the next day, which the
     /// incremental organize must derive again (it reaches 2 days either side of a changed asset).
@@ -390,3 +467,4 @@ import Testing
         #expect(!state.isEmpty)
     }
 }
+

@@ -4,8 +4,8 @@ import GRDB
 /// What the organize stage decided in a catalog (tests of incremental organize compare two).
 public enum OrganizeState {
     /// What organize decides, in a form two catalogs of the same state compare on: every non-transient
-    /// collection with its members, every list, each live asset's organize columns, the directories the
-    /// albums and folders were made from, and the history records after `token` (token order aside).
+    /// collection with its members, every list, each live asset's organize columns, what the albums,
+    /// folders and moments were made from, and the history records after `token` (token order aside).
     public static func read(_ path: String, after token: Int64) throws -> [String: [String]] {
         var config = Configuration()
         config.readonly = true
@@ -44,6 +44,15 @@ public enum OrganizeState {
                 sql: """
                     SELECT is_folder || '|' || local_identifier || '|' || root || '|' || top || '|' || directory FROM organize_folder
                     UNION ALL SELECT 'digest|' || value FROM meta WHERE key = 'organize_folders' ORDER BY 1
+                    """)
+            // What the next incremental organize segments moments and makes their lists from.
+            out["momentRecord"] = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT local_identifier || '|' || start_instant || '|' || end_instant || '|' || start_local_date || '|' || end_local_date
+                        || '|' || ifnull(latitude, '') || '|' || ifnull(longitude, '') || '|' || places FROM organize_moment
+                    UNION ALL SELECT 'item|' || a.local_identifier || '|' || i.instant FROM organize_moment_item i JOIN asset a ON a.id = i.asset_id
+                    UNION ALL SELECT 'home|' || value FROM meta WHERE key = 'organize_moments' ORDER BY 1
                     """)
             out["history"] = try String.fetchAll(
                 db,
