@@ -87,7 +87,7 @@ extension Catalog {
     /// lacks them answers every query the same. A reader opens such a catalog as it is (a catalog on a
     /// read-only share, or not ingested since Shoebox was upgraded); the next writer applies them.
     static let readerOptionalMigrations: Set<String> = [
-        "moves: file inode index", "moves: facts an interrupted run set aside", "organize: what albums, folders and moments were made from",
+        "moves: file inode index", "moves: facts an interrupted run set aside", "organize: what it read and what it made albums, folders and moments from",
     ]
 
     /// Whether a catalog with the first `version` migrations lacks only migrations a reader does without.

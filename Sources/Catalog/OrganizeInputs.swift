@@ -12,6 +12,8 @@ public struct OrganizeChanges: Sendable {
     public var after: [OrganizeRow] = []
     /// The changed assets' rows (those deleted since included).
     public var assetIDs: [Int64] = []
+    /// The last row of `organize_pending` when they were read: recording the inputs clears the rows up to it.
+    public var pendingThrough: Int64 = 0
     public var isEmpty: Bool { before.isEmpty && after.isEmpty }
 }
 
@@ -28,25 +30,49 @@ extension Catalog {
     /// The meta key set once `organize_input` holds every live asset as a complete organize left it.
     static let organizeInputMetaKey = "organize_inputs"
 
+    /// The meta key set while `organize_pending` names every asset written since `organize_input` was
+    /// recorded (`organize_pending` below).
+    static let organizePendingMetaKey = "organize_pending"
+
+    /// The organize stage's record of the assets written since it last recorded its inputs: triggers on `asset`
+    /// add a row for every asset inserted, deleted, or updated in a column organize reads (`organizeColumns`,
+    /// `trashed_at`), whether or not the value changed. So the next organize compares those assets with their
+    /// record rather than every asset (one join over the library: 0.08 s at 71k assets for 100 changed), and
+    /// after recording its inputs clears the rows it read (`seq` up to the last it read) and those of the
+    /// assets it recorded. Trusted once an organize has left it complete (`meta` `organize_pending`): a
+    /// catalog from before it, whose record may miss writes from before the triggers, is compared whole once.
+    static let organizePendingTable = """
+        CREATE TABLE organize_pending (seq INTEGER PRIMARY KEY, asset_id INTEGER NOT NULL);
+        CREATE TRIGGER organize_pending_insert AFTER INSERT ON asset BEGIN INSERT INTO organize_pending(asset_id) VALUES (new.id); END;
+        CREATE TRIGGER organize_pending_delete AFTER DELETE ON asset BEGIN INSERT INTO organize_pending(asset_id) VALUES (old.id); END;
+        CREATE TRIGGER organize_pending_update AFTER UPDATE OF \(organizeColumns), trashed_at ON asset
+            BEGIN INSERT INTO organize_pending(asset_id) VALUES (new.id); END;
+        """
+
     /// The assets whose organize inputs differ from what the last organize read (new, trashed, deleted,
     /// or any input column changed); nil when there is no record of a complete organize to compare with.
+    /// Among the assets written since (`organize_pending`), or every asset when that record is not trusted.
     public func organizeChanges() throws(CatalogError) -> OrganizeChanges? {
         guard try metaValue(Self.organizeInputMetaKey) == "1" else { return nil }
         return try read { db in
             let columns = Self.organizeColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             let differs = columns.map { "a.\($0) IS NOT s.\($0)" }.joined(separator: " OR ")
+            let pending = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.organizePendingMetaKey]) == "1"
+            let seq = try Int64.fetchOne(db, sql: "SELECT ifnull(MAX(seq), 0) FROM organize_pending") ?? 0
+            let written = pending ? "JOIN (SELECT DISTINCT asset_id FROM organize_pending) p ON p.asset_id = " : nil
             var ids: [Int64] = try Int64.fetchAll(
                 db,
                 sql: """
-                    SELECT a.id FROM asset a LEFT JOIN organize_input s ON s.asset_id = a.id
+                    SELECT a.id FROM asset a \(written.map { $0 + "a.id" } ?? "") LEFT JOIN organize_input s ON s.asset_id = a.id
                     WHERE a.trashed_at IS NULL AND (s.asset_id IS NULL OR \(differs))
                     UNION
-                    SELECT s.asset_id FROM organize_input s LEFT JOIN asset a ON a.id = s.asset_id
+                    SELECT s.asset_id FROM organize_input s \(written.map { $0 + "s.asset_id" } ?? "") LEFT JOIN asset a ON a.id = s.asset_id
                     WHERE a.id IS NULL OR a.trashed_at IS NOT NULL
                     """)
             ids.sort()
             var out = OrganizeChanges()
             out.assetIDs = ids
+            out.pendingThrough = seq
             var shared = StringInterner()
             let columnList = Self.organizeColumns
             for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
@@ -62,8 +88,9 @@ extension Catalog {
     }
 
     /// Records the organize inputs of every live asset (`all`) or of the assets named (by local
-    /// identifier), and marks the record complete.
-    public func recordOrganizeInputs(_ localIdentifiers: [String]? = nil) throws(CatalogError) {
+    /// identifier), and marks the record complete; the assets written up to `pendingThrough` and those
+    /// recorded now are no longer pending.
+    public func recordOrganizeInputs(_ localIdentifiers: [String]? = nil, pendingThrough: Int64? = nil) throws(CatalogError) {
         try write { db in
             let select = "SELECT id, \(Self.organizeColumns) FROM asset WHERE trashed_at IS NULL"
             let insert = "INSERT OR REPLACE INTO organize_input(asset_id, \(Self.organizeColumns)) "
@@ -77,10 +104,17 @@ extension Catalog {
                 try db.execute(sql: insert + select + " AND local_identifier IN (SELECT value FROM json_each(?))", arguments: [list])
                 // Assets deleted outright (`--prune`) have no row left to name them.
                 try db.execute(sql: "DELETE FROM organize_input WHERE asset_id NOT IN (SELECT id FROM asset)")
+                try db.execute(sql: "DELETE FROM organize_pending WHERE seq <= ?", arguments: [pendingThrough ?? 0])
+                try db.execute(
+                    sql: """
+                        DELETE FROM organize_pending WHERE asset_id IN (SELECT id FROM asset WHERE local_identifier IN (SELECT value FROM json_each(?)))
+                            OR asset_id NOT IN (SELECT id FROM asset)
+                        """, arguments: [list])
             } else {
                 try Self.writeAllOrganizeInputRows(db)
             }
             try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", arguments: [Self.organizeInputMetaKey])
+            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", arguments: [Self.organizePendingMetaKey])
         }
     }
 
@@ -94,11 +128,17 @@ extension Catalog {
     static func writeAllOrganizeInputRows(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM organize_input")
         try db.execute(sql: "INSERT INTO organize_input(asset_id, \(organizeColumns)) SELECT id, \(organizeColumns) FROM asset WHERE trashed_at IS NULL")
+        // Every asset is recorded as it is: none is pending any more.
+        try db.execute(sql: "DELETE FROM organize_pending")
     }
 
-    /// Marks the recorded organize inputs complete (after `recordAllOrganizeInputRows`).
+    /// Marks the recorded organize inputs complete (after `recordAllOrganizeInputRows`), and what was
+    /// written since trusted to be pending.
     public func markOrganizeInputsComplete() throws(CatalogError) {
-        try setMetaValue(Self.organizeInputMetaKey, "1")
+        try write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", arguments: [Self.organizeInputMetaKey])
+            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", arguments: [Self.organizePendingMetaKey])
+        }
     }
 
     /// Forgets that the recorded inputs are complete: a full organize starts so, and only its end records

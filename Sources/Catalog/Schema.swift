@@ -350,7 +350,7 @@ enum Schema {
             // the next ingest looks its new files up there too. Only the ingest reads it.
             try db.execute(sql: Catalog.movedOutTable)
         }
-        m.registerMigration("organize: what albums, folders and moments were made from") { db in
+        m.registerMigration("organize: what it read and what it made albums, folders and moments from") { db in
             // The directory each album and folder organize made from the tree was made from (`OrganizeFolders.swift`),
             // each dated asset's instant and what the moment lists are built from (`OrganizeMoments.swift`): an
             // incremental organize rebuilds the albums and folders of the top-level directories its changed
@@ -358,6 +358,9 @@ enum Schema {
             // builds everything and fills them. Only organize reads them.
             try db.execute(sql: Catalog.organizeFolderTable)
             try db.execute(sql: Catalog.organizeMomentTables)
+            // And the assets written since the last organize recorded its inputs, kept by triggers
+            // (`organize_pending`): the next compares those, not every asset (once it has left it complete).
+            try db.execute(sql: Catalog.organizePendingTable)
         }
         return m
     }

@@ -43,7 +43,7 @@ enum SchemaSnapshot {
         "collections: the user's apart from organize's",
         "moves: file inode index",
         "moves: facts an interrupted run set aside",
-        "organize: what albums, folders and moments were made from",
+        "organize: what it read and what it made albums, folders and moments from",
     ]
     static let statements: [String] = [
         #"""
@@ -335,6 +335,20 @@ enum SchemaSnapshot {
         """#,
         #"""
         CREATE INDEX organize_moment_item_instant ON organize_moment_item(instant)
+        """#,
+        #"""
+        CREATE TABLE organize_pending (seq INTEGER PRIMARY KEY, asset_id INTEGER NOT NULL)
+        """#,
+        #"""
+        CREATE TRIGGER organize_pending_insert AFTER INSERT ON asset BEGIN INSERT INTO organize_pending(asset_id) VALUES (new.id); END
+        """#,
+        #"""
+        CREATE TRIGGER organize_pending_delete AFTER DELETE ON asset BEGIN INSERT INTO organize_pending(asset_id) VALUES (old.id); END
+        """#,
+        #"""
+        CREATE TRIGGER organize_pending_update AFTER UPDATE OF local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, file_burst_identifier,
+        represents_burst, burst_selection_types, latitude, longitude, creation_date_source, dir, burst_identifier, trashed_at ON asset
+            BEGIN INSERT INTO organize_pending(asset_id) VALUES (new.id); END
         """#,
     ]
     // END GENERATED

@@ -160,7 +160,7 @@ public enum Organizer {
         if changes == nil {
             try catalog.markOrganizeInputsComplete()  // the rows: with the albums, above
         } else {
-            try catalog.recordOrganizeInputs(touched.sorted())
+            try catalog.recordOrganizeInputs(touched.sorted(), pendingThrough: changes?.pendingThrough)
         }
         step("record")
         return summary

@@ -106,11 +106,12 @@ import Testing
         do {
             let c = try Catalog(path: path)
             try c.write { db in
-                try db.execute(sql: "DROP INDEX file_inode; DROP TABLE moved_out; DROP TABLE organize_folder; DROP TABLE organize_moment; DROP TABLE organize_moment_item")
+                try db.execute(sql: "DROP INDEX file_inode; DROP TABLE moved_out; DROP TABLE organize_folder; DROP TABLE organize_moment; DROP TABLE organize_moment_item; DROP TABLE organize_pending")
+                try db.execute(sql: "DROP TRIGGER organize_pending_insert; DROP TRIGGER organize_pending_delete; DROP TRIGGER organize_pending_update")
                 try db.execute(
                     sql: """
                         DELETE FROM grdb_migrations WHERE identifier IN ('moves: file inode index', 'moves: facts an interrupted run set aside',
-                            'organize: what albums, folders and moments were made from')
+                            'organize: what it read and what it made albums, folders and moments from')
                         """)
             }
         }
