@@ -22,7 +22,7 @@ public enum MergeTables {
         "asset": .derived, "resource": .derived, "collection": .derived, "collection_membership": .derived,
         "collection_list": .derived, "folder_digest": .derived, "organize_input": .derived,
         "organize_folder": .derived, "organize_moment": .derived, "organize_moment_item": .derived,
-        "organize_pending": .derived,
+        "organize_pending": .derived, "organize_place": .derived,
         "meta": .local, "ingest_run": .local, "change": .local, "grdb_migrations": .local, "sqlite_sequence": .local,
         "moved_out": .local,
     ]

@@ -50,12 +50,14 @@ public struct MomentRecordUpdate: Sendable {
     /// The recorded moments replaced (nil: all).
     public var replacing: Set<String>?
     public var moments: [MomentRecord]
-    /// The assets whose items are written again (nil: all), and their items now (row, instant).
+    /// The assets whose items are written again (nil: all), and their items now (row, instant, place name).
     public var itemsOf: [Int64]?
-    public var items: [(assetID: Int64, instant: Int64)]
+    public var items: [(assetID: Int64, instant: Int64, place: String?)]
     public var home: String?
 
-    public init(replacing: Set<String>?, moments: [MomentRecord], itemsOf: [Int64]?, items: [(assetID: Int64, instant: Int64)], home: String?) {
+    public init(
+        replacing: Set<String>?, moments: [MomentRecord], itemsOf: [Int64]?, items: [(assetID: Int64, instant: Int64, place: String?)], home: String?
+    ) {
         self.replacing = replacing
         self.moments = moments
         self.itemsOf = itemsOf
@@ -70,8 +72,11 @@ extension Catalog {
             local_identifier TEXT PRIMARY KEY, start_instant INTEGER NOT NULL, end_instant INTEGER NOT NULL,
             start_local_date TEXT NOT NULL, end_local_date TEXT NOT NULL, latitude REAL, longitude REAL, places TEXT NOT NULL
         );
-        CREATE TABLE organize_moment_item (asset_id INTEGER PRIMARY KEY, instant INTEGER NOT NULL);
+        CREATE INDEX organize_moment_start ON organize_moment(start_instant);
+        CREATE INDEX organize_moment_day ON organize_moment(start_local_date);
+        CREATE TABLE organize_moment_item (asset_id INTEGER PRIMARY KEY, instant INTEGER NOT NULL, place TEXT);
         CREATE INDEX organize_moment_item_instant ON organize_moment_item(instant);
+        CREATE TABLE organize_place (place TEXT PRIMARY KEY, items INTEGER NOT NULL);
         """
 
     static let organizeMomentMetaKey = "organize_moments"
@@ -82,23 +87,22 @@ extension Catalog {
         return .some(v.hasPrefix("home:") ? String(v.dropFirst(5)) : nil)
     }
 
-    /// The recorded instants of these assets (those the last organize segmented).
-    public func recordedInstants(of assets: [Int64]) throws(CatalogError) -> [Int64: Int64] {
+    /// The recorded instants and place names of these assets (those the last organize segmented).
+    public func recordedItems(of assets: [Int64]) throws(CatalogError) -> [Int64: (instant: Int64, place: String?)] {
         try read { db in
-            var out: [Int64: Int64] = [:]
-            let s = try db.cachedStatement(sql: "SELECT instant FROM organize_moment_item WHERE asset_id = ?")
-            for a in assets { if let t = try Int64.fetchOne(s, arguments: [a]) { out[a] = t } }
+            var out: [Int64: (instant: Int64, place: String?)] = [:]
+            let s = try db.cachedStatement(sql: "SELECT instant, place FROM organize_moment_item WHERE asset_id = ?")
+            for a in assets { if let r = try Row.fetchOne(s, arguments: [a]) { out[a] = (r[0], r[1]) } }
             return out
         }
     }
 
-    /// The smallest and largest recorded instant.
-    public func recordedInstantRange() throws(CatalogError) -> (Int64, Int64)? {
+    /// How many recorded items carry each place name (`organize_place`).
+    public func recordedPlaceCounts() throws(CatalogError) -> [String: Int] {
         try read { db in
-            guard let r = try Row.fetchOne(db, sql: "SELECT MIN(instant), MAX(instant) FROM organize_moment_item"), let lo = r[0] as Int64?,
-                let hi = r[1] as Int64?
-            else { return nil }
-            return (lo, hi)
+            var out: [String: Int] = [:]
+            for r in try Row.fetchAll(db, sql: "SELECT place, items FROM organize_place") { out[r[0]] = r[1] }
+            return out
         }
     }
 
@@ -153,36 +157,50 @@ extension Catalog {
         }
     }
 
-    /// How many recorded items (other than `except`'s) carry each place name.
-    public func recordedPlaceCounts(except: [Int64]) throws(CatalogError) -> [String: Int] {
+    /// The recorded moments starting in `after<..<before`, in time order.
+    public func momentRecords(startingAfter after: Int64, before: Int64) throws(CatalogError) -> [MomentRecord] {
+        try momentRecords(where: "start_instant > ? AND start_instant < ? ORDER BY start_instant", [after, before])
+    }
+
+    /// Up to `limit` recorded moments starting before `instant`, latest first.
+    public func momentRecords(_ limit: Int, startingBefore instant: Int64) throws(CatalogError) -> [MomentRecord] {
+        try momentRecords(where: "start_instant < ? ORDER BY start_instant DESC LIMIT ?", [instant, Int64(limit)])
+    }
+
+    /// Up to `limit` recorded moments starting after `instant`, in time order.
+    public func momentRecords(_ limit: Int, startingAfter instant: Int64) throws(CatalogError) -> [MomentRecord] {
+        try momentRecords(where: "start_instant > ? ORDER BY start_instant LIMIT ?", [instant, Int64(limit)])
+    }
+
+    /// The recorded moments starting in local year `year` (`YYYY`), in time order.
+    public func momentRecords(inYear year: String) throws(CatalogError) -> [MomentRecord] {
         try read { db in
-            var out: [String: Int] = [:]
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT a.place_name, COUNT(*) FROM organize_moment_item i JOIN asset a ON a.id = i.asset_id
-                    WHERE a.place_name IS NOT NULL AND i.asset_id NOT IN (SELECT value FROM json_each(?)) GROUP BY a.place_name
-                    """, arguments: [Self.jsonArray(except.map(String.init))])
-            while let r = try rows.next() { out[r[0]] = r[1] }
-            return out
+            try Row.fetchAll(
+                db, sql: "SELECT \(Self.momentRecordColumns) FROM organize_moment WHERE start_local_date >= ? AND start_local_date < ? ORDER BY start_instant",
+                arguments: [year, year + "~"]
+            ).map(Self.momentRecord)
         }
     }
 
-    /// Every recorded moment, in time order.
-    public func momentRecords() throws(CatalogError) -> [MomentRecord] {
+    /// How many moments are recorded.
+    public func momentRecordCount() throws(CatalogError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM organize_moment") ?? 0 }
+    }
+
+    static let momentRecordColumns = "local_identifier, start_instant, end_instant, start_local_date, end_local_date, latitude, longitude, places"
+
+    static func momentRecord(_ r: Row) -> MomentRecord {
+        let places: String = r[7]
+        return MomentRecord(
+            localIdentifier: r[0], startInstant: r[1], endInstant: r[2], startLocalDate: r[3], endLocalDate: r[4], latitude: r[5], longitude: r[6],
+            places: places.isEmpty ? [] : places.components(separatedBy: "\n"))
+    }
+
+    private func momentRecords(where condition: String, _ arguments: [Int64]) throws(CatalogError) -> [MomentRecord] {
         try read { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT local_identifier, start_instant, end_instant, start_local_date, end_local_date, latitude, longitude, places
-                    FROM organize_moment ORDER BY start_instant, local_identifier
-                    """
-            ).map { r in
-                let places: String = r[7]
-                return MomentRecord(
-                    localIdentifier: r[0], startInstant: r[1], endInstant: r[2], startLocalDate: r[3], endLocalDate: r[4], latitude: r[5],
-                    longitude: r[6], places: places.isEmpty ? [] : places.components(separatedBy: "\n"))
-            }
+                db, sql: "SELECT \(Self.momentRecordColumns) FROM organize_moment WHERE \(condition)", arguments: StatementArguments(arguments)
+            ).map(Self.momentRecord)
         }
     }
 
@@ -198,9 +216,11 @@ extension Catalog {
         }
     }
 
-    /// Every stored moment's local identifier.
-    public func momentIdentifiers() throws(CatalogError) -> Set<String> {
-        try read { db in Set(try String.fetchAll(db, sql: "SELECT local_identifier FROM collection WHERE type = 3")) }
+    /// Whether a moment is stored under this local identifier.
+    public func isStoredMoment(_ localIdentifier: String) throws(CatalogError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM collection WHERE local_identifier = ? AND type = 3)", arguments: [localIdentifier]) ?? false
+        }
     }
 
     /// The rows of these assets (by local identifier) that exist.
@@ -238,18 +258,35 @@ extension Catalog {
             insert.text(m.places.joined(separator: "\n"))
             try insert.run()
         }
+        // The items, and how many carry each place name: counted again from all of them, or less the
+        // replaced items' and plus the new ones'.
         if let rows = update.itemsOf {
+            let old = try db.cachedStatement(sql: "SELECT place FROM organize_moment_item WHERE asset_id = ? AND place IS NOT NULL")
+            let less = try db.cachedStatement(sql: "UPDATE organize_place SET items = items - 1 WHERE place = ?")
             let delete = try db.cachedStatement(sql: "DELETE FROM organize_moment_item WHERE asset_id = ?")
-            for r in rows { try delete.execute(arguments: [r]) }
+            for r in rows {
+                if let place = try String.fetchOne(old, arguments: [r]) { try less.execute(arguments: [place]) }
+                try delete.execute(arguments: [r])
+            }
+            let more = try db.cachedStatement(
+                sql: "INSERT INTO organize_place(place, items) VALUES (?, 1) ON CONFLICT(place) DO UPDATE SET items = items + 1")
+            for i in update.items { if let place = i.place { try more.execute(arguments: [place]) } }
+            try db.execute(sql: "DELETE FROM organize_place WHERE items <= 0")
         } else {
             try db.execute(sql: "DELETE FROM organize_moment_item")
         }
-        var item = try Binder(db, "INSERT OR REPLACE INTO organize_moment_item(asset_id, instant) VALUES (?, ?)")
+        var item = try Binder(db, "INSERT OR REPLACE INTO organize_moment_item(asset_id, instant, place) VALUES (?, ?, ?)")
         for i in update.items {
             item.restart()
             item.int(i.assetID)
             item.int(i.instant)
+            item.text(i.place)
             try item.run()
+        }
+        if update.itemsOf == nil {
+            try db.execute(sql: "DELETE FROM organize_place")
+            try db.execute(
+                sql: "INSERT INTO organize_place(place, items) SELECT place, COUNT(*) FROM organize_moment_item WHERE place IS NOT NULL GROUP BY place")
         }
         try db.execute(
             sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",

@@ -331,10 +331,19 @@ enum SchemaSnapshot {
         )
         """#,
         #"""
-        CREATE TABLE organize_moment_item (asset_id INTEGER PRIMARY KEY, instant INTEGER NOT NULL)
+        CREATE INDEX organize_moment_start ON organize_moment(start_instant)
+        """#,
+        #"""
+        CREATE INDEX organize_moment_day ON organize_moment(start_local_date)
+        """#,
+        #"""
+        CREATE TABLE organize_moment_item (asset_id INTEGER PRIMARY KEY, instant INTEGER NOT NULL, place TEXT)
         """#,
         #"""
         CREATE INDEX organize_moment_item_instant ON organize_moment_item(instant)
+        """#,
+        #"""
+        CREATE TABLE organize_place (place TEXT PRIMARY KEY, items INTEGER NOT NULL)
         """#,
         #"""
         CREATE TABLE organize_pending (seq INTEGER PRIMARY KEY, asset_id INTEGER NOT NULL)

@@ -218,7 +218,7 @@ public enum MomentSegmenter {
         guard !items.isEmpty else { return MomentResult(moments: [], clusters: [], years: []) }
         let home = options.homeByDate ? PlaceTitle.home(items.map(\.place)) : nil
         var moments = build(items, groups(items, options: options), home: home, options: options)
-        try assignIdentifiers(&moments, previous: previous, seedNames: seedNames)
+        try assignIdentifiers(&moments, previous: previous, reserved: { _ in false }, seedNames: seedNames)
         return MomentResult(moments: moments, clusters: clusters(moments, options), years: years(moments), home: home)
     }
 
@@ -241,10 +241,10 @@ public enum MomentSegmenter {
     /// Identifiers for moments in time order: each takes the identifier of the `previous` moment it shares the
     /// most members with (pairs taken largest overlap first, each previous identifier once); the others one
     /// derived from their first member's local identifier (`seedNames`), avoiding every previous one and
-    /// `reserved` (those of stored moments a partial segmentation leaves as they are).
+    /// those `reserved` says are (stored moments a partial segmentation leaves as they are).
     @_specialize(exported: true, where ID == Int64)
     public static func assignIdentifiers<ID>(
-        to moments: inout [Moment<ID>], previous: [PreviousMoment<ID>], reserved: Set<String>, seedNames: ([ID]) throws -> [String]
+        to moments: inout [Moment<ID>], previous: [PreviousMoment<ID>], reserved: (String) throws -> Bool, seedNames: ([ID]) throws -> [String]
     ) rethrows {
         try assignIdentifiers(&moments, previous: previous, reserved: reserved, seedNames: seedNames)
     }
@@ -334,7 +334,8 @@ public enum MomentSegmenter {
     }
 
     static func assignIdentifiers<ID>(
-        _ moments: inout [Moment<ID>], previous: [PreviousMoment<ID>], reserved: Set<String> = [], seedNames: ([ID]) throws -> [String]
+        _ moments: inout [Moment<ID>], previous: [PreviousMoment<ID>], reserved: (String) throws -> Bool,
+        seedNames: ([ID]) throws -> [String]
     ) rethrows {
         var owner: [ID: Int] = [:]  // member id -> previous index
         for (p, pm) in previous.enumerated() { for m in pm.members { owner[m] = p } }
@@ -362,8 +363,7 @@ public enum MomentSegmenter {
         }
         // Identifiers of previous moments that were not reused stay reserved, so a derived one never collides.
         for p in previous { used.insert(p.localIdentifier) }
-        // And those of every stored moment a partial segmentation leaves as they are (`reserved`).
-        used.formUnion(reserved)
+
         let unnamed = moments.indices.filter { moments[$0].localIdentifier.isEmpty }
         let names = try seedNames(unnamed.map { moments[$0].members[0] })
         for (k, i) in unnamed.enumerated() {
@@ -371,7 +371,11 @@ public enum MomentSegmenter {
             let name = k < names.count ? names[k] : String(describing: moments[i].members[0])
             var seed = "moment:" + name
             var n = 1
-            while used.contains(StableIdentifier.collection(seed)) { n += 1; seed = "moment:" + name + "#\(n)" }
+            // And those of every stored moment a partial segmentation leaves as they are (`reserved`).
+            while try used.contains(StableIdentifier.collection(seed)) || reserved(StableIdentifier.collection(seed)) {
+                n += 1
+                seed = "moment:" + name + "#\(n)"
+            }
             let id = StableIdentifier.collection(seed)
             used.insert(id)
             moments[i].localIdentifier = id

@@ -29,6 +29,10 @@ public enum Organizer {
         public var steps: [(name: String, seconds: Double)] = []
     }
 
+    /// How many recorded items or moments an incremental organize reads at first on each side of a stretch
+    /// (then four times more each time it needs more).
+    public static let momentPage = 64
+
     /// Live assets from which bursts and albums are computed before places rather than beside it (memory:
     /// their working sets and a places range's are then not held at once).
     public static let besidePlacesAssets = 20_000
@@ -42,7 +46,7 @@ public enum Organizer {
     /// `inserted` records, not recorded again (nil: every change is recorded).
     public static func run(
         _ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums, userSmartAlbums: [SmartAlbumDefinition] = [],
-        full: Bool = true, besidePlacesBelow: Int = besidePlacesAssets, newAssetsAfter: Int64? = nil
+        full: Bool = true, besidePlacesBelow: Int = besidePlacesAssets, newAssetsAfter: Int64? = nil, momentPage: Int = momentPage
     ) throws -> Summary {
         var summary = Summary()
         var clock = Date()
@@ -122,7 +126,7 @@ public enum Organizer {
         var moments: MomentBuild? = nil
         if let changes {
             moments = try incrementalMoments(
-                catalog, changed: changes.assetIDs + (try catalog.assetRows(ofLocalIdentifiers: Set(placesChanged))), summary: &summary)
+                catalog, changed: changes.assetIDs + (try catalog.assetRows(ofLocalIdentifiers: Set(placesChanged))), page: momentPage, summary: &summary)
         }
         if moments == nil { moments = try Self.moments(catalog, summary: &summary) }
         var (collections, lists) = (moments!.collections, moments!.lists)
@@ -211,7 +215,7 @@ public enum Organizer {
                 return zip(rows, try catalog.localIdentifiers(ofRows: rows)).map { $1 ?? "row \($0)" }
             })
         // What the next organize segments again from: each item's instant, what the lists are made from.
-        let recordItems = items.map { (assetID: row($0.id), instant: Int64($0.instant)) }
+        let recordItems = items.map { (assetID: row($0.id), instant: Int64($0.instant), place: $0.place) }
         items = []
         summary.moments = result.moments.count
         let collections = result.moments.map { momentSpec($0, row: row) }
@@ -268,26 +272,29 @@ public enum Organizer {
     /// its last; it is segmented with 11 items either side for the gaps, and it replaces the stored moments
     /// over its time. nil when there is no whole record, when the home area moved (every title may change),
     /// or when a check fails: the caller segments the whole timeline then.
-    static func incrementalMoments(_ catalog: Catalog, changed: [Int64], summary: inout Summary) throws -> MomentBuild? {
+    static func incrementalMoments(_ catalog: Catalog, changed: [Int64], page: Int = momentPage, summary: inout Summary) throws -> MomentBuild? {
         guard let recordedHome = try catalog.momentRecordHome() else { return nil }
         let dirty = Set(changed)
         let rows = Array(dirty).sorted()
         // The changed assets now, and as recorded.
         var now: [Int64: (input: MomentInputRow, instant: Int)] = [:]
         for r in try catalog.momentInputs(ofRows: rows) { if let t = instant(r.date) { now[r.assetID] = (r, t) } }
-        let recorded = try catalog.recordedInstants(of: rows)
-        var counts = try catalog.recordedPlaceCounts(except: rows)
+        let recorded = try catalog.recordedItems(of: rows)
+        // The home area from the recorded counts of place names, the changed assets' as they are now.
+        var counts = try catalog.recordedPlaceCounts()
+        for (_, r) in recorded { if let p = r.place { counts[p, default: 0] -= 1 } }
         for (_, n) in now { if let p = n.input.place { counts[p, default: 0] += 1 } }
-        let home = PlaceTitle.home(counts: counts)
+        let home = PlaceTitle.home(counts: counts.filter { $0.value > 0 })
         guard home == recordedHome else { return nil }
-        let times = (recorded.values.map(Int.init) + now.values.map(\.instant)).sorted()
+        let times = (recorded.values.map { Int($0.instant) } + now.values.map(\.instant)).sorted()
         let update = { (moments: [MomentRecord], replacing: Set<String>) in
             MomentRecordUpdate(
-                replacing: replacing, moments: moments, itemsOf: rows, items: now.map { (assetID: $0.key, instant: Int64($0.value.instant)) }, home: home)
+                replacing: replacing, moments: moments, itemsOf: rows,
+                items: now.map { (assetID: $0.key, instant: Int64($0.value.instant), place: $0.value.input.place) }, home: home)
         }
-        guard let first = times.first, let last = times.last else {
+        guard !times.isEmpty else {
             // No changed asset is dated, nor was: every moment stays.
-            summary.moments = try catalog.momentIdentifiers().count
+            summary.moments = try catalog.momentRecordCount()
             return MomentBuild(collections: [], lists: nil, replacing: [], record: update([], []), stretches: 0)
         }
         /// The items around `core` as they are now, in time order (ties by local identifier): every one with a
@@ -333,7 +340,7 @@ public enum Organizer {
         /// core, whose stretch then overlaps it, or of a later one, whose stretch will: overlapping stretches
         /// are merged below.
         func stretch(_ core: ClosedRange<Int>) throws -> Stretch {
-            var left = 64, right = 64
+            var left = page, right = page
             while true {
                 let (w, atStart, atEnd) = try window(core, left: left, right: right)
                 let n = w.count
@@ -380,12 +387,16 @@ public enum Organizer {
         }
 
         // The stored moments each stretch replaces: those over its time (the boundaries at its ends are ones
-        // the old timeline had too, so none straddles them) — each member of them in the stretch or changed.
-        let records = try catalog.momentRecords()
+        // the old timeline had too, so none straddles them: checked before the first) — each member of them in
+        // the stretch or changed. Read from the first stretch to the last, the moments between them too.
+        let after = stretches.map(\.after).min()!, before = stretches.map(\.before).max()!
+        let earlier = try catalog.momentRecords(page, startingBefore: Int64(after) + 1)
+        if let straddling = earlier.first, Int(straddling.endInstant) > after { return nil }
+        let middle = try catalog.momentRecords(startingAfter: Int64(after), before: Int64(before))
         var replaced: [MomentRecord] = []
         var new: [Moment<Int64>] = []
         for s in stretches {
-            let over = records.filter { Int($0.endInstant) > s.after && Int($0.startInstant) < s.before }
+            let over = middle.filter { Int($0.endInstant) > s.after && Int($0.startInstant) < s.before }
             let members = try catalog.momentMembers(over.map(\.localIdentifier))
             let inStretch = Set(s.items[s.region].map(\.id))
             for m in over where !(members[m.localIdentifier] ?? []).allSatisfy({ inStretch.contains($0) || dirty.contains($0) }) { return nil }
@@ -399,31 +410,45 @@ public enum Organizer {
         let previousMembers = try catalog.momentMembers(replaced.map(\.localIdentifier))
         try MomentSegmenter.assignIdentifiers(
             to: &new, previous: replaced.map { PreviousMoment(localIdentifier: $0.localIdentifier, members: previousMembers[$0.localIdentifier] ?? []) },
-            reserved: try catalog.momentIdentifiers(),
-            seedNames: { ids in ids.map { identifiers[$0] ?? "row \($0)" } })
-        // The lists, from every moment: the recorded ones left and the new ones, in time order.
+            reserved: { try catalog.isStoredMoment($0) }, seedNames: { ids in ids.map { identifiers[$0] ?? "row \($0)" } })
+
         // The lists the change reaches: the clusters from the last break before the stretches (between two
         // moments before them) to the first after, made again from the moments now and, to know which stored
         // ones they replace, from the moments before; the years of the moments replaced and new.
-        let kept = records.filter { !replacedIDs.contains($0.localIdentifier) }.map(moment)
-        let all = (kept + new).sorted { $0.startInstant < $1.startInstant }
-        let old = (kept + replaced.map(moment)).sorted { $0.startInstant < $1.startInstant }
-        let after = Double(stretches.map(\.after).min()!), before = Double(stretches.map(\.before).max()!)
-        func reach(_ list: [Moment<Int64>]) -> ArraySlice<Moment<Int64>> {
-            let f = list.firstIndex { $0.startInstant > after } ?? list.count
-            let l = (list.lastIndex { $0.startInstant < before } ?? -1)
-            var j = max(0, f - 1)
-            while j > 0 && MomentSegmenter.clusterBreak(list[j - 1], list[j]).isEmpty { j -= 1 }
-            var k = max(l + 2, f + 1)
-            while k < list.count && MomentSegmenter.clusterBreak(list[k - 1], list[k]).isEmpty { k += 1 }
-            return list[j..<min(k, list.count)]
+        func unbroken(_ a: MomentRecord, _ b: MomentRecord) -> Bool { MomentSegmenter.clusterBreak(moment(a), moment(b)).isEmpty }
+        /// Recorded moments from `first` on (a page, then pages four times larger: `more` from a start instant)
+        /// while each is `joined` to the one before.
+        func walk(
+            _ first: [MomentRecord], more: (Int64, Int) throws -> [MomentRecord], joined: (MomentRecord, MomentRecord) -> Bool
+        ) throws -> [MomentRecord] {
+            var out: [MomentRecord] = []
+            var next = first[...], full = first.count == page, limit = page
+            while let m = next.popFirst() {
+                out.append(m)
+                if next.isEmpty && full {
+                    limit *= 4
+                    let more = try more(m.startInstant, limit)
+                    (next, full) = (more[...], more.count == limit)
+                }
+                guard let n = next.first, joined(m, n) else { break }
+            }
+            return out
         }
-        let (clusters, _) = MomentSegmenter.lists(Array(reach(all)))
-        let (oldClusters, _) = MomentSegmenter.lists(Array(reach(old)))
-        let touchedYears = Set((new.map(\.startLocalDate) + replaced.map(\.startLocalDate)).map { $0.prefix(4) })
-        let (_, years) = MomentSegmenter.lists(all.filter { touchedYears.contains($0.startLocalDate.prefix(4)) })
+        let left = try walk(earlier, more: { try catalog.momentRecords($1, startingBefore: $0) }, joined: { unbroken($1, $0) })
+        let right = try walk(
+            try catalog.momentRecords(page, startingAfter: Int64(before) - 1), more: { try catalog.momentRecords($1, startingAfter: $0) },
+            joined: unbroken)
+        let kept = middle.filter { !replacedIDs.contains($0.localIdentifier) }
+        let nowSlice = left.reversed().map(moment) + (kept.map(moment) + new).sorted { $0.startInstant < $1.startInstant } + right.map(moment)
+        let oldSlice = (left.reversed() + middle + right).map(moment)
+        let (clusters, _) = MomentSegmenter.lists(nowSlice)
+        let (oldClusters, _) = MomentSegmenter.lists(oldSlice)
+        let touchedYears = Set((new.map(\.startLocalDate) + replaced.map(\.startLocalDate)).map { String($0.prefix(4)) })
+        var yearMoments: [Moment<Int64>] = new.filter { touchedYears.contains(String($0.startLocalDate.prefix(4))) }
+        for y in touchedYears { yearMoments += try catalog.momentRecords(inYear: y).filter { !replacedIDs.contains($0.localIdentifier) }.map(moment) }
+        let (_, years) = MomentSegmenter.lists(yearMoments.sorted { $0.startInstant < $1.startInstant })
         let listIDs = Set(oldClusters.map(\.localIdentifier) + touchedYears.map { StableIdentifier.collectionList("year:" + $0) })
-        summary.moments = all.count
+        summary.moments = try catalog.momentRecordCount() - replaced.count + new.count
         return MomentBuild(
             collections: new.map { momentSpec($0, row: { $0 }) }, lists: (clusters + years).map(listSpec), replacing: replacedIDs,
             listsReplacing: listIDs, record: update(new.map(record), replacedIDs), stretches: stretches.count)

@@ -106,7 +106,7 @@ import Testing
         do {
             let c = try Catalog(path: path)
             try c.write { db in
-                try db.execute(sql: "DROP INDEX file_inode; DROP TABLE moved_out; DROP TABLE organize_folder; DROP TABLE organize_moment; DROP TABLE organize_moment_item; DROP TABLE organize_pending")
+                try db.execute(sql: "DROP INDEX file_inode; DROP TABLE moved_out; DROP TABLE organize_folder; DROP TABLE organize_moment; DROP TABLE organize_moment_item; DROP TABLE organize_place; DROP TABLE organize_pending")
                 try db.execute(sql: "DROP TRIGGER organize_pending_insert; DROP TRIGGER organize_pending_delete; DROP TRIGGER organize_pending_update")
                 try db.execute(
                     sql: """

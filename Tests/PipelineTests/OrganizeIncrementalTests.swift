@@ -85,9 +85,11 @@ import Testing
 
     /// Organizes the catalog incrementally, and a copy of it fully; expects the two to agree on everything
     /// organize decides. Returns the incremental summary and state.
-    static func organizeBothWays(_ catalog: Catalog, _ s: IngestTests.Scratch) throws -> (Organizer.Summary, [String: [String]]) {
+    static func organizeBothWays(_ catalog: Catalog, _ s: IngestTests.Scratch, momentPage: Int = Organizer.momentPage) throws
+        -> (Organizer.Summary, [String: [String]])
+    {
         let (fullCatalog, fullPath, t) = try Self.copy(catalog, s)
-        let incremental = try Organizer.run(catalog, runID: nil, full: false)
+        let incremental = try Organizer.run(catalog, runID: nil, full: false, momentPage: momentPage)
         let full = try Organizer.run(fullCatalog, runID: nil, full: true)
         #expect(incremental.incremental && !full.incremental)
         let a = try Self.expectSameOrganizeState(s.catalogPath, fullPath, after: t, names: ("incremental", "full"))
@@ -260,18 +262,19 @@ import Testing
         var rng = SplitMix(state: 17)
         let ids = try catalog.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM asset ORDER BY id") }
         #expect(ids.count > 250)
-        // Dates: events (1-40 frames, a few seconds to an hour apart) on days over two years, some days with
-        // events 11.5-12.5 hours apart, some across midnight; offsets given, absent or odd.
+        // Dates: events (1-8 frames, a few seconds to an hour apart) hours to days apart, some 11.5-12.5 hours,
+        // some across midnight, one in eight 5 days after the one before (a new cluster); offsets given,
+        // absent or odd.
         func text(_ t: Int) -> String { FileDate.utcText(t) }
         var times: [Int] = []
         var t = 1_600_000_000
         while times.count < ids.count {
-            let frames = Int(rng.next() % 40) + 1
+            let frames = Int(rng.next() % 8) + 1
             for _ in 0..<frames {
                 times.append(t)
                 t += [0, 1, 2, 5, 30, 90, 400, 900, 3600][Int(rng.next() % 9)]
             }
-            t += [700, 3000, 41_400, 43_200, 45_000, 86_400, 3 * 86_400, 40 * 86_400][Int(rng.next() % 8)]
+            t += [700, 3000, 41_400, 43_200, 45_000, 86_400, 2 * 86_400, 5 * 86_400][Int(rng.next() % 8)]
         }
         func date(_ db: Database, _ id: Int64, _ t: Int) throws {
             let offset: Int? = [nil, 0, 3600, -18_000, 19_800][Int(rng.next() % 5)]
@@ -291,7 +294,7 @@ import Testing
         var stretched = 0
         for round in 0..<14 {
             try catalog.write { db in
-                for _ in 0...(rng.next() % 5) {
+                for _ in 0...(rng.next() % 3) {
                     let id = ids[Int(rng.next() % UInt64(ids.count))]
                     switch rng.next() % 6 {
                     case 0, 1:  // beside another asset's time
@@ -311,7 +314,8 @@ import Testing
                     }
                 }
             }
-            let (summary, _) = try Self.organizeBothWays(catalog, s)
+            // Reading 2 items or moments at first on each side (then 8, 32…) in half the rounds.
+            let (summary, _) = try Self.organizeBothWays(catalog, s, momentPage: round % 2 == 0 ? 2 : Organizer.momentPage)
             if let n = summary.momentStretches { stretched += n > 0 ? 1 : 0 }
             #expect(summary.incremental, "round \(round)")
         }

@@ -51,7 +51,9 @@ public enum OrganizeState {
                 sql: """
                     SELECT local_identifier || '|' || start_instant || '|' || end_instant || '|' || start_local_date || '|' || end_local_date
                         || '|' || ifnull(latitude, '') || '|' || ifnull(longitude, '') || '|' || places FROM organize_moment
-                    UNION ALL SELECT 'item|' || a.local_identifier || '|' || i.instant FROM organize_moment_item i JOIN asset a ON a.id = i.asset_id
+                    UNION ALL SELECT 'item|' || a.local_identifier || '|' || i.instant || '|' || ifnull(i.place, '')
+                        FROM organize_moment_item i JOIN asset a ON a.id = i.asset_id
+                    UNION ALL SELECT 'place|' || place || '|' || items FROM organize_place
                     UNION ALL SELECT 'home|' || value FROM meta WHERE key = 'organize_moments' ORDER BY 1
                     """)
             out["history"] = try String.fetchAll(
