@@ -102,8 +102,12 @@ extension Catalog {
                     sql: "DELETE FROM organize_input WHERE asset_id IN (SELECT id FROM asset WHERE local_identifier IN (SELECT value FROM json_each(?)))",
                     arguments: [list])
                 try db.execute(sql: insert + select + " AND local_identifier IN (SELECT value FROM json_each(?))", arguments: [list])
-                // Assets deleted outright (`--prune`) have no row left to name them.
-                try db.execute(sql: "DELETE FROM organize_input WHERE asset_id NOT IN (SELECT id FROM asset)")
+                // Assets deleted outright (`--prune`) have no row left to name them: among those written since
+                // (a deletion is one), or every recorded one while that record is not trusted.
+                let pending = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.organizePendingMetaKey]) == "1"
+                try db.execute(
+                    sql: "DELETE FROM organize_input WHERE "
+                        + (pending ? "asset_id IN (SELECT asset_id FROM organize_pending) AND " : "") + "asset_id NOT IN (SELECT id FROM asset)")
                 try db.execute(sql: "DELETE FROM organize_pending WHERE seq <= ?", arguments: [pendingThrough ?? 0])
                 try db.execute(
                     sql: """

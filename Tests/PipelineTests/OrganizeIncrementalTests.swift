@@ -195,6 +195,16 @@ import Testing
         #expect(try changed() == [ids[1]])
         _ = try Organizer.run(c, runID: nil, full: false)
         #expect(try c.metaValue("organize_pending") == "1" && pending() == 0 && changed().isEmpty)
+
+        // An asset deleted outright (as `--prune` does): a change, and its record goes with it.
+        func recorded(_ id: Int64) throws -> Bool {
+            try c.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM organize_input WHERE asset_id = ?)", arguments: [id]) ?? false }
+        }
+        #expect(try recorded(ids[2]))
+        try c.write { db in try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [ids[2]]) }
+        #expect(try changed() == [ids[2]])
+        _ = try Organizer.run(c, runID: nil, full: false)
+        #expect(try !recorded(ids[2]) && pending() == 0 && changed().isEmpty)
     }
 
     /// Albums and folders are built again for the top-level directories the changed assets are in and were in,
