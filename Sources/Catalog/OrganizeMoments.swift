@@ -97,6 +97,11 @@ extension Catalog {
         }
     }
 
+    /// How many items are recorded.
+    public func recordedItemCount() throws(CatalogError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM organize_moment_item") ?? 0 }
+    }
+
     /// How many recorded items carry each place name (`organize_place`).
     public func recordedPlaceCounts() throws(CatalogError) -> [String: Int] {
         try read { db in
