@@ -357,7 +357,7 @@ public enum Organizer {
                 }
                 // First item: a forced boundary at least `radius` items before the first changed time, or the
                 // library's first item; the item after the last likewise, past the last changed time.
-                var b = (1...max(1, p0 - radius)).reversed().first { $0 <= p0 - radius && forced($0) }
+                var b = p0 - radius >= 1 ? (1...(p0 - radius)).reversed().first(where: forced) : nil
                 if b == nil, atStart { b = 0 }
                 var e = p1 + 1 + radius < n ? (p1 + 1 + radius..<n).first(where: forced) : nil
                 if e == nil, atEnd { e = n }
@@ -374,10 +374,9 @@ public enum Organizer {
             }
         }
 
-        // Stretches in time order; one reaching into the one before (their regions overlap) is made again
-        // with both cores.
-        // A stretch holding changed times outside its core is made again with them in its core (all at once:
-        // made one by one, a library of changed assets was made again once per asset).
+        // Stretches in time order. One reaching into the one before (their regions overlap) is made again with
+        // both cores; one holding changed times outside its core is made again with all of them in its core
+        // (made one by one, a library of changed assets was made again once per asset).
         var stretches: [Stretch] = []
         var k = 0
         while k < times.count {
@@ -408,6 +407,7 @@ public enum Organizer {
         if let straddling = earlier.first, Int(straddling.endInstant) > after { return nil }
         let middle = try catalog.momentRecords(startingAfter: Int64(after), before: Int64(before))
         var replaced: [MomentRecord] = []
+        var previousMembers: [String: [Int64]] = [:]
         var new: [Moment<Int64>] = []
         for s in stretches {
             let over = middle.filter { Int($0.endInstant) > s.after && Int($0.startInstant) < s.before }
@@ -415,13 +415,13 @@ public enum Organizer {
             let inStretch = Set(s.items[s.region].map(\.id))
             for m in over where !(members[m.localIdentifier] ?? []).allSatisfy({ inStretch.contains($0) || dirty.contains($0) }) { return nil }
             replaced += over
+            previousMembers.merge(members) { a, _ in a }
             // A stretch whose assets are all gone (or no longer dated) replaces its moments with none.
             guard !s.region.isEmpty else { continue }
             guard let moments = MomentSegmenter.segment(sorted: s.items, region: s.region, home: home) else { return nil }
             new += moments
         }
         let replacedIDs = Set(replaced.map(\.localIdentifier))
-        let previousMembers = try catalog.momentMembers(replaced.map(\.localIdentifier))
         try MomentSegmenter.assignIdentifiers(
             to: &new, previous: replaced.map { PreviousMoment(localIdentifier: $0.localIdentifier, members: previousMembers[$0.localIdentifier] ?? []) },
             reserved: { try catalog.isStoredMoment($0) }, seedNames: { ids in ids.map { identifiers[$0] ?? "row \($0)" } })
