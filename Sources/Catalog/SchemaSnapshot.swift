@@ -349,14 +349,16 @@ enum SchemaSnapshot {
         CREATE TABLE organize_pending (seq INTEGER PRIMARY KEY, asset_id INTEGER NOT NULL)
         """#,
         #"""
-        CREATE TRIGGER organize_pending_insert AFTER INSERT ON asset BEGIN INSERT INTO organize_pending(asset_id) VALUES (new.id); END
+        CREATE TRIGGER organize_pending_insert AFTER INSERT ON asset WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'organize_pending')
+            BEGIN INSERT INTO organize_pending(asset_id) VALUES (new.id); END
         """#,
         #"""
-        CREATE TRIGGER organize_pending_delete AFTER DELETE ON asset BEGIN INSERT INTO organize_pending(asset_id) VALUES (old.id); END
+        CREATE TRIGGER organize_pending_delete AFTER DELETE ON asset WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'organize_pending')
+            BEGIN INSERT INTO organize_pending(asset_id) VALUES (old.id); END
         """#,
         #"""
         CREATE TRIGGER organize_pending_update AFTER UPDATE OF local_identifier, root, primary_path, filename, creation_date, creation_offset, make, model, file_burst_identifier,
-        represents_burst, burst_selection_types, latitude, longitude, creation_date_source, dir, burst_identifier, trashed_at ON asset
+        represents_burst, burst_selection_types, latitude, longitude, creation_date_source, dir, burst_identifier, trashed_at ON asset WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'organize_pending')
             BEGIN INSERT INTO organize_pending(asset_id) VALUES (new.id); END
         """#,
     ]
