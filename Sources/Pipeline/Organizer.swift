@@ -277,6 +277,7 @@ public enum Organizer {
     /// or when a check fails: the caller segments the whole timeline then.
     static func incrementalMoments(_ catalog: Catalog, changed: [Int64], page: Int = momentPage, summary: inout Summary) throws -> MomentBuild? {
         guard let recordedHome = try catalog.momentRecordHome() else { return nil }
+        let page = max(1, page)
         let dirty = Set(changed)
         // Changed assets a quarter of the timeline or more: read whole, it is segmented whole at about the cost
         // of its stretches (a library of renamed folders: 2,242 changed assets of 2,242, 0.01 s whole).
