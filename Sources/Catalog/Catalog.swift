@@ -346,17 +346,24 @@ public final class Catalog: Sendable {
 
     /// A value in the `meta` table.
     public func metaValue(_ key: String) throws(CatalogError) -> String? {
-        try read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+        try read { db in try Self.metaValue(db, key) }
     }
 
     /// Sets (or, with nil, removes) a value in the `meta` table.
     public func setMetaValue(_ key: String, _ value: String?) throws(CatalogError) {
-        try write { db in
-            if let value {
-                try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [key, value])
-            } else {
-                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
-            }
+        try write { db in try Self.setMetaValue(db, key, value) }
+    }
+
+    /// `metaValue` and `setMetaValue` inside a transaction already open.
+    static func metaValue(_ db: Database, _ key: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
+    }
+
+    static func setMetaValue(_ db: Database, _ key: String, _ value: String?) throws {
+        if let value {
+            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [key, value])
+        } else {
+            try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
         }
     }
 

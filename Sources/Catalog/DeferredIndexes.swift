@@ -57,7 +57,7 @@ extension Catalog {
     /// The note of deferred indexes (a JSON array of `[name, sql]`), nil when there is none.
     static func deferredIndexNote(_ db: Database) throws -> String? {
         guard try db.tableExists("meta") else { return nil }
-        return try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [deferredIndexesMetaKey])
+        return try metaValue(db, deferredIndexesMetaKey)
     }
 
     /// Whether indexes are noted as deferred (a read: opening needs no write lock when there are none).

@@ -189,7 +189,7 @@ extension Catalog {
             insert.text(r.directory)
             try insert.run()
         }
-        try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [organizeFolderMetaKey, update.digest])
+        try setMetaValue(db, organizeFolderMetaKey, update.digest)
     }
 }
 

@@ -62,7 +62,7 @@ extension Catalog {
         return try read { db in
             let columns = Self.organizeColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             let differs = columns.map { "a.\($0) IS NOT s.\($0)" }.joined(separator: " OR ")
-            let pending = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.organizePendingMetaKey]) == "1"
+            let pending = try Self.metaValue(db, Self.organizePendingMetaKey) == "1"
             let seq = try Int64.fetchOne(db, sql: "SELECT ifnull(MAX(seq), 0) FROM organize_pending") ?? 0
             let written = pending ? "JOIN (SELECT DISTINCT asset_id FROM organize_pending) p ON p.asset_id = " : nil
             var ids: [Int64] = try Int64.fetchAll(
@@ -109,7 +109,7 @@ extension Catalog {
                 try db.execute(sql: insert + select + " AND local_identifier IN (SELECT value FROM json_each(?))", arguments: [list])
                 // Assets deleted outright (`--prune`) have no row left to name them: among those written since
                 // (a deletion is one), or every recorded one while that record is not trusted.
-                let pending = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.organizePendingMetaKey]) == "1"
+                let pending = try Self.metaValue(db, Self.organizePendingMetaKey) == "1"
                 try db.execute(
                     sql: "DELETE FROM organize_input WHERE "
                         + (pending ? "asset_id IN (SELECT asset_id FROM organize_pending) AND " : "") + "asset_id NOT IN (SELECT id FROM asset)")
@@ -122,8 +122,7 @@ extension Catalog {
             } else {
                 try Self.writeAllOrganizeInputRows(db)
             }
-            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", arguments: [Self.organizeInputMetaKey])
-            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", arguments: [Self.organizePendingMetaKey])
+            try Self.markInputsRecorded(db)
         }
     }
 
@@ -144,10 +143,13 @@ extension Catalog {
     /// Marks the recorded organize inputs complete (after `recordAllOrganizeInputRows`), and what was
     /// written since trusted to be pending.
     public func markOrganizeInputsComplete() throws(CatalogError) {
-        try write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", arguments: [Self.organizeInputMetaKey])
-            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", arguments: [Self.organizePendingMetaKey])
-        }
+        try write { db in try Self.markInputsRecorded(db) }
+    }
+
+    /// The record of the inputs is complete, and the assets written since are kept (`organize_pending`).
+    static func markInputsRecorded(_ db: Database) throws {
+        try setMetaValue(db, organizeInputMetaKey, "1")
+        try setMetaValue(db, organizePendingMetaKey, "1")
     }
 
     /// Forgets that the recorded inputs are complete: a full organize starts so, and only its end records

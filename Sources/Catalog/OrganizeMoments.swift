@@ -179,12 +179,7 @@ extension Catalog {
 
     /// The recorded moments starting in local year `year` (`YYYY`), in time order.
     public func momentRecords(inYear year: String) throws(CatalogError) -> [MomentRecord] {
-        try read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT \(Self.momentRecordColumns) FROM organize_moment WHERE start_local_date >= ? AND start_local_date < ? ORDER BY start_instant",
-                arguments: [year, year + "~"]
-            ).map(Self.momentRecord)
-        }
+        try momentRecords(where: "start_local_date >= ? AND start_local_date < ? ORDER BY start_instant", [year, year + "~"])
     }
 
     /// How many moments are recorded.
@@ -201,11 +196,9 @@ extension Catalog {
             places: places.isEmpty ? [] : places.components(separatedBy: "\n"))
     }
 
-    private func momentRecords(where condition: String, _ arguments: [Int64]) throws(CatalogError) -> [MomentRecord] {
+    private func momentRecords(where condition: String, _ arguments: StatementArguments) throws(CatalogError) -> [MomentRecord] {
         try read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT \(Self.momentRecordColumns) FROM organize_moment WHERE \(condition)", arguments: StatementArguments(arguments)
-            ).map(Self.momentRecord)
+            try Row.fetchAll(db, sql: "SELECT \(Self.momentRecordColumns) FROM organize_moment WHERE \(condition)", arguments: arguments).map(Self.momentRecord)
         }
     }
 
@@ -293,8 +286,6 @@ extension Catalog {
             try db.execute(
                 sql: "INSERT INTO organize_place(place, items) SELECT place, COUNT(*) FROM organize_moment_item WHERE place IS NOT NULL GROUP BY place")
         }
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-            arguments: [organizeMomentMetaKey, update.home.map { "home:" + $0 } ?? "none"])
+        try setMetaValue(db, organizeMomentMetaKey, update.home.map { "home:" + $0 } ?? "none")
     }
 }

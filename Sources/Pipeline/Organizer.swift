@@ -126,30 +126,31 @@ public enum Organizer {
 
         // Moments, clusters and years on local days, from the dates the places step stored (in a function
         // of their own, so the items, the stored moments and the segmenter's result are freed before albums).
-        var moments: MomentBuild? = nil
-        if let changes {
-            moments = try incrementalMoments(
-                catalog, changed: changes.assetIDs + (try catalog.assetRows(ofLocalIdentifiers: Set(placesChanged))), page: momentPage, summary: &summary)
-        }
-        if moments == nil { moments = try Self.moments(catalog, summary: &summary) }
-        var (collections, lists) = (moments!.collections, moments!.lists)
-        summary.momentStretches = moments!.stretches
-        step("moments")
+        // (In a scope of its own: what the moments step built is freed once stored.)
+        do {
+            let moments =
+                try changes.flatMap { changes in
+                    try incrementalMoments(
+                        catalog, changed: changes.assetIDs + (try catalog.assetRows(ofLocalIdentifiers: Set(placesChanged))), page: momentPage,
+                        summary: &summary)
+                } ?? Self.moments(catalog, summary: &summary)
+            summary.momentStretches = moments.stretches
+            step("moments")
 
-        // Smart albums: definitions only; membership is computed when read. Stored with the moments while the
-        // albums may still be built (neither reads the other).
-        for d in SmartAlbums.builtIn + userSmartAlbums {
-            collections.append(
+            // Smart albums: definitions only; membership is computed when read. Stored with the moments while the
+            // albums may still be built (neither reads the other).
+            let smartAlbums = (SmartAlbums.builtIn + userSmartAlbums).map { d in
                 CollectionSpec(
                     localIdentifier: d.localIdentifier, type: .smartAlbum, subtype: d.subtype, title: d.title,
-                    predicate: ([d.predicate] + d.arguments).joined(separator: "\u{1F}")))
+                    predicate: ([d.predicate] + d.arguments).joined(separator: "\u{1F}"))
+            }
+            summary.records += try catalog.storeCollections(
+                moments.collections + smartAlbums, replacing: [.moment, .smartAlbum], lists: moments.lists ?? [],
+                replacingLists: moments.lists == nil ? [] : [.momentList],
+                only: (moments.replacing?.union(smartAlbums.map(\.localIdentifier)), moments.listsReplacing), momentRecord: moments.record,
+                runID: runID)
+            step("store")
         }
-        summary.records += try catalog.storeCollections(
-            collections, replacing: [.moment, .smartAlbum], lists: lists ?? [], replacingLists: lists == nil ? [] : [.momentList],
-            only: (moments!.replacing.map { $0.union(collections.lazy.filter { $0.type == .smartAlbum }.map(\.localIdentifier)) }, moments!.listsReplacing),
-            momentRecord: moments!.record, runID: runID)
-        moments = nil
-        step("store")
 
         let (burstSummary, burstTouched) = try burstWork.value()
         summary.bursts += burstSummary.bursts
@@ -321,8 +322,9 @@ public enum Organizer {
                         place: r.place), r.localIdentifier))
             }
             let inside = try catalog.recordedMomentInputs(from: Int64(core.lowerBound), to: Int64(core.upperBound))
+            // An unchanged asset's recorded instant is its instant now (its date is as the record read it).
             for r in before + inside + after where Int(r.instant) >= from && Int(r.instant) <= to {
-                if let input = r.input, !dirty.contains(input.assetID), let t = instant(input.date) { add(input, t) }
+                if let input = r.input, !dirty.contains(input.assetID) { add(input, Int(r.instant)) }
             }
             for (_, n) in now where n.instant >= from && n.instant <= to { add(n.input, n.instant) }
             out.sort { $0.item.instant != $1.item.instant ? $0.item.instant < $1.item.instant : $0.lid < $1.lid }
@@ -404,14 +406,14 @@ public enum Organizer {
         // the old timeline had too, so none straddles them: checked before the first) — each member of them in
         // the stretch or changed. Read from the first stretch to the last, the moments between them too.
         let after = stretches.map(\.after).min()!, before = stretches.map(\.before).max()!
-        let earlier = try catalog.momentRecords(page, startingBefore: Int64(after) + 1)
-        if let straddling = earlier.first, Int(straddling.endInstant) > after { return nil }
-        let middle = try catalog.momentRecords(startingAfter: Int64(after), before: Int64(before))
-        var replaced: [MomentRecord] = []
+        let earlier = try catalog.momentRecords(page, startingBefore: Int64(after) + 1).map(moment)
+        if let straddling = earlier.first, straddling.endInstant > Double(after) { return nil }
+        let middle = try catalog.momentRecords(startingAfter: Int64(after), before: Int64(before)).map(moment)
+        var replaced: [Moment<Int64>] = []
         var previousMembers: [String: [Int64]] = [:]
         var new: [Moment<Int64>] = []
         for s in stretches {
-            let over = middle.filter { Int($0.endInstant) > s.after && Int($0.startInstant) < s.before }
+            let over = middle.filter { $0.endInstant > Double(s.after) && $0.startInstant < Double(s.before) }
             let members = try catalog.momentMembers(over.map(\.localIdentifier))
             let inStretch = Set(s.items[s.region].map(\.id))
             for m in over where !(members[m.localIdentifier] ?? []).allSatisfy({ inStretch.contains($0) || dirty.contains($0) }) { return nil }
@@ -430,19 +432,19 @@ public enum Organizer {
         // The lists the change reaches: the clusters from the last break before the stretches (between two
         // moments before them) to the first after, made again from the moments now and, to know which stored
         // ones they replace, from the moments before; the years of the moments replaced and new.
-        func unbroken(_ a: MomentRecord, _ b: MomentRecord) -> Bool { MomentSegmenter.clusterBreak(moment(a), moment(b)).isEmpty }
+        func unbroken(_ a: Moment<Int64>, _ b: Moment<Int64>) -> Bool { MomentSegmenter.clusterBreak(a, b).isEmpty }
         /// Recorded moments from `first` on (a page, then pages four times larger: `more` from a start instant)
         /// while each is `joined` to the one before.
         func walk(
-            _ first: [MomentRecord], more: (Int64, Int) throws -> [MomentRecord], joined: (MomentRecord, MomentRecord) -> Bool
-        ) throws -> [MomentRecord] {
-            var out: [MomentRecord] = []
+            _ first: [Moment<Int64>], more: (Int64, Int) throws -> [MomentRecord], joined: (Moment<Int64>, Moment<Int64>) -> Bool
+        ) throws -> [Moment<Int64>] {
+            var out: [Moment<Int64>] = []
             var next = first[...], full = first.count == page, limit = page
             while let m = next.popFirst() {
                 out.append(m)
                 if next.isEmpty && full {
                     limit *= 4
-                    let more = try more(m.startInstant, limit)
+                    let more = try more(Int64(m.startInstant), limit).map(moment)
                     (next, full) = (more[...], more.count == limit)
                 }
                 guard let n = next.first, joined(m, n) else { break }
@@ -451,11 +453,11 @@ public enum Organizer {
         }
         let left = try walk(earlier, more: { try catalog.momentRecords($1, startingBefore: $0) }, joined: { unbroken($1, $0) })
         let right = try walk(
-            try catalog.momentRecords(page, startingAfter: Int64(before) - 1), more: { try catalog.momentRecords($1, startingAfter: $0) },
+            try catalog.momentRecords(page, startingAfter: Int64(before) - 1).map(moment), more: { try catalog.momentRecords($1, startingAfter: $0) },
             joined: unbroken)
         let kept = middle.filter { !replacedIDs.contains($0.localIdentifier) }
-        let nowSlice = left.reversed().map(moment) + (kept.map(moment) + new).sorted { $0.startInstant < $1.startInstant } + right.map(moment)
-        let oldSlice = (left.reversed() + middle + right).map(moment)
+        let nowSlice = left.reversed() + (kept + new).sorted { $0.startInstant < $1.startInstant } + right
+        let oldSlice = left.reversed() + middle + right
         let (clusters, _) = MomentSegmenter.lists(nowSlice)
         let (oldClusters, _) = MomentSegmenter.lists(oldSlice)
         let touchedYears = Set((new.map(\.startLocalDate) + replaced.map(\.startLocalDate)).map { String($0.prefix(4)) })
@@ -500,33 +502,30 @@ public enum Organizer {
     {
         let takeout = try catalog.takeoutAlbumTitles()
         let digest = folderDigest(mode: mode, takeout: takeout)
+        /// Builds and stores the albums and folders of these top-level directories and their records (nil:
+        /// the whole tree); nil when an identifier built is stored for a directory elsewhere (a folder renamed,
+        /// then one made under its old name): the whole tree decides who keeps it.
+        func store(_ part: (tops: [TopDirectory], records: [FolderRecord])?) throws -> (albums: Int, records: Int, tops: Int?)? {
+            var build = try folders(catalog, mode: mode, takeout: takeout, under: part?.tops)
+            guard
+                let stored = try catalog.storedFolderCollections(
+                    currentAlbums: Set(build.albums.map(\.localIdentifier)), currentFolders: Set(build.lists.map(\.localIdentifier)),
+                    records: part?.records)
+            else { return nil }
+            keepFolderIdentities(stored, albums: &build.albums, folders: &build.lists)
+            let only = part.map { p in
+                (Set(p.records.lazy.filter { !$0.isFolder }.map(\.localIdentifier)) as Set<String>?, Set(p.records.lazy.filter(\.isFolder).map(\.localIdentifier)) as Set<String>?)
+            }
+            let n = try catalog.storeCollections(
+                build.albums, replacing: [.album], lists: build.lists, replacingLists: [.folder], only: only ?? (nil, nil),
+                folderRecord: FolderRecordUpdate(tops: part?.tops, records: build.records, digest: digest), runID: runID)
+            return (part == nil ? build.albums.count : try catalog.folderAlbumCount(), n, part?.tops.count)
+        }
         if let changes, try catalog.folderRecordDigest() == digest, let tops = topDirectories(changes) {
             if tops.isEmpty { return (try catalog.folderAlbumCount(), 0, 0) }
-            var build = try folders(catalog, mode: mode, takeout: takeout, under: tops)
-            let records = try catalog.folderRecords(in: tops)
-            if let stored = try catalog.storedFolderCollections(
-                currentAlbums: Set(build.albums.map(\.localIdentifier)), currentFolders: Set(build.lists.map(\.localIdentifier)), records: records)
-            {
-                keepFolderIdentities(stored, albums: &build.albums, folders: &build.lists)
-                let n = try catalog.storeCollections(
-                    build.albums, replacing: [.album], lists: build.lists, replacingLists: [.folder],
-                    only: (
-                        Set(records.lazy.filter { !$0.isFolder }.map(\.localIdentifier)), Set(records.lazy.filter(\.isFolder).map(\.localIdentifier))
-                    ),
-                    folderRecord: FolderRecordUpdate(tops: tops, records: build.records, digest: digest), runID: runID)
-                return (try catalog.folderAlbumCount(), n, tops.count)
-            }
-            // An identifier built here is stored for a directory elsewhere (a folder renamed, then one made
-            // under its old name): the whole tree decides who keeps it.
+            if let done = try store((tops, try catalog.folderRecords(in: tops))) { return done }
         }
-        var build = try folders(catalog, mode: mode, takeout: takeout, under: nil)
-        let stored = try catalog.storedFolderCollections(
-            currentAlbums: Set(build.albums.map(\.localIdentifier)), currentFolders: Set(build.lists.map(\.localIdentifier)), records: nil)!
-        keepFolderIdentities(stored, albums: &build.albums, folders: &build.lists)
-        let n = try catalog.storeCollections(
-            build.albums, replacing: [.album], lists: build.lists, replacingLists: [.folder],
-            folderRecord: FolderRecordUpdate(tops: nil, records: build.records, digest: digest), runID: runID)
-        return (build.albums.count, n, nil)
+        return try store(nil)!
     }
 
     /// The top-level directories the changed assets are in now and were in before (a file at a root is in

@@ -35,6 +35,15 @@ import Testing
         }
     }
 
+    /// A copy of the generated library (Fixtures) in `s`, ingested (organized whole) into a catalog beside it:
+    /// the library's path and the catalog's.
+    static func ingestedLibrary(_ s: TestScratch) async throws -> (root: String, catalog: String) {
+        let root = s.path("library"), path = s.path("c.sqlite")
+        try FileManager.default.copyItem(atPath: Corpus.fixtures.appendingPathComponent("generated/library").path, toPath: root)
+        _ = try await Self.ingest(root, try Catalog(path: path))
+        return (root, path)
+    }
+
     static func token(_ path: String) throws -> Int64 {
         Int64(try SQLiteFiles.strings(path, "SELECT ifnull(MAX(token), 0) FROM change").first ?? "") ?? 0
     }
@@ -101,10 +110,7 @@ import Testing
     /// nothing differs from the record (`organizeChanges` is empty) and a second run organizes nothing.
     @Test func incrementalOrganizeRecordsEveryTouchedAsset() async throws {
         let s = try TestScratch("organize-record")
-        let root = s.path("library")
-        try FileManager.default.copyItem(atPath: Corpus.fixtures.appendingPathComponent("generated/library").path, toPath: root)
-        let path = s.path("c.sqlite")
-        _ = try await Self.ingest(root, try Catalog(path: path))
+        let (root, path) = try await Self.ingestedLibrary(s)
         try FileManager.default.removeItem(atPath: root + "/bad")
         try FileManager.default.moveItem(atPath: root + "/camera", toPath: root + "/camera-renamed")
         try FileManager.default.copyItem(atPath: root + "/xmp/DSC_0100.JPG", toPath: root + "/iphone/copy.jpg")
@@ -165,10 +171,7 @@ import Testing
     /// the triggers) keeps none and is compared whole.
     @Test func writtenAssetsArePendingUntilOrganized() async throws {
         let s = try TestScratch("organize-pending")
-        let root = s.path("library")
-        try FileManager.default.copyItem(atPath: Corpus.fixtures.appendingPathComponent("generated/library").path, toPath: root)
-        let path = s.path("c.sqlite")
-        _ = try await Self.ingest(root, try Catalog(path: path))
+        let (root, path) = try await Self.ingestedLibrary(s)
         let c = try Catalog(path: path)
         func pending() throws -> Int { try c.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM organize_pending") ?? -1 } }
         func changed() throws -> [Int64] { try #require(try c.organizeChanges()).assetIDs }
