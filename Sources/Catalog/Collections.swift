@@ -30,6 +30,9 @@ public struct OrganizeRow: Sendable {
     /// Whether organize stored a reason for the asset's set (`asset.burst_reason`).
     public var hasBurstReason: Bool = false
 
+    /// The asset's row id, where it was read with the row (`Catalog.organizeChanges`), else 0.
+    public var assetID: Int64 = 0
+
     /// The folder of the asset's primary file: the root and the path's directory.
     public var folder: String { Self.folder(root: root, primaryPath: primaryPath) }
 

@@ -15,6 +15,26 @@ public struct OrganizeChanges: Sendable {
     /// The last row of `organize_pending` when they were read: recording the inputs clears the rows up to it.
     public var pendingThrough: Int64 = 0
     public var isEmpty: Bool { before.isEmpty && after.isEmpty }
+
+    /// The changed assets that were live before and are now with rows `same` holds equal, by local identifier
+    /// (with their row ids): changes a step that reads only what `same` compares does not see (a renamed
+    /// folder's assets, to places and moments).
+    public func unchanged(where same: (OrganizeRow, OrganizeRow) -> Bool) -> [String: Int64] {
+        var was: [String: OrganizeRow] = [:]
+        for r in before { was[r.localIdentifier] = r }
+        var out: [String: Int64] = [:]
+        for r in after where was[r.localIdentifier].map({ same($0, r) }) == true { out[r.localIdentifier] = r.assetID }
+        return out
+    }
+
+    /// These changes without the rows of the assets named (`assetIDs` and `pendingThrough` as they are).
+    public func removing(_ localIdentifiers: Set<String>) -> OrganizeChanges {
+        guard !localIdentifiers.isEmpty else { return self }
+        var out = self
+        out.before.removeAll { localIdentifiers.contains($0.localIdentifier) }
+        out.after.removeAll { localIdentifiers.contains($0.localIdentifier) }
+        return out
+    }
 }
 
 extension Catalog {
@@ -57,7 +77,9 @@ extension Catalog {
     /// The assets whose organize inputs differ from what the last organize read (new, trashed, deleted,
     /// or any input column changed); nil when there is no record of a complete organize to compare with.
     /// Among the assets written since (`organize_pending`), or every asset when that record is not trusted.
-    public func organizeChanges() throws(CatalogError) -> OrganizeChanges? {
+    /// Also nil when `wholeAt` is given and the changed assets are that share of the recorded ones or more
+    /// (before their rows are read): an organize of the whole is then as quick, and holds no rows of them.
+    public func organizeChanges(wholeAt share: Double? = nil) throws(CatalogError) -> OrganizeChanges? {
         guard try metaValue(Self.organizeInputMetaKey) == "1" else { return nil }
         return try read { db in
             let columns = Self.organizeColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
@@ -74,6 +96,9 @@ extension Catalog {
                     SELECT s.asset_id FROM organize_input s \(written.map { $0 + "s.asset_id" } ?? "") LEFT JOIN asset a ON a.id = s.asset_id
                     WHERE a.id IS NULL OR a.trashed_at IS NOT NULL
                     """)
+            if let share, !ids.isEmpty, Double(ids.count) >= share * Double(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM organize_input") ?? 0) {
+                return nil
+            }
             ids.sort()
             var out = OrganizeChanges()
             out.assetIDs = ids
@@ -82,11 +107,17 @@ extension Catalog {
             let columnList = Self.organizeColumns
             for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
                 let list = chunk.map(String.init).joined(separator: ",")
-                let before = try Row.fetchCursor(db, sql: "SELECT \(columnList) FROM organize_input WHERE asset_id IN (\(list))")
-                while let r = try before.next() { out.before.append(OrganizeRow(row: r, shared: &shared)) }
+                // The record has no burst reason (read as none), and each row is read with its asset's id.
+                let before = try Row.fetchCursor(db, sql: "SELECT \(columnList), 0, asset_id FROM organize_input WHERE asset_id IN (\(list))")
                 let after = try Row.fetchCursor(
-                    db, sql: "SELECT \(Self.organizeRowColumns) FROM asset WHERE trashed_at IS NULL AND id IN (\(list))")
-                while let r = try after.next() { out.after.append(OrganizeRow(row: r, shared: &shared)) }
+                    db, sql: "SELECT \(Self.organizeRowColumns), id FROM asset WHERE trashed_at IS NULL AND id IN (\(list))")
+                for (cursor, rows) in [(before, \OrganizeChanges.before), (after, \.after)] {
+                    while let r = try cursor.next() {
+                        var row = OrganizeRow(row: r, shared: &shared)
+                        row.assetID = r[17]
+                        out[keyPath: rows].append(row)
+                    }
+                }
             }
             return out
         }

@@ -33,6 +33,12 @@ public enum Organizer {
     /// (then four times more each time it needs more).
     public static let momentPage = 64
 
+    /// The share of the recorded assets changed from which an incremental organize is full all the same: the
+    /// library's folders renamed, 71k assets of 71k, took 3.2-3.8 s incremental against 2.4 s full, and peaked
+    /// 120 MB higher holding every changed asset's row twice; half of them, 1.6-1.8 s against 1.8-1.9 s, 50 MB
+    /// higher (Benchmarks/README.md, session 35).
+    public static let wholeShare = 0.5
+
     /// Live assets from which bursts and albums are computed before places rather than beside it (memory:
     /// their working sets and a places range's are then not held at once).
     public static let besidePlacesAssets = 20_000
@@ -46,10 +52,12 @@ public enum Organizer {
     /// `newAssetsAfter`: the largest asset row id before the run began (`Catalog.largestAssetID`); the burst
     /// fields set on assets above it are covered by their `inserted` records, not recorded again (nil: every
     /// change is recorded). `momentPage`: how many recorded items or moments a stretch reads at first on each
-    /// side (tests read fewer).
+    /// side (tests read fewer). `wholeAt`: the share of the recorded assets changed from which the run is full
+    /// all the same (nil: never).
     public static func run(
         _ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums, userSmartAlbums: [SmartAlbumDefinition] = [],
-        full: Bool = true, besidePlacesBelow: Int = besidePlacesAssets, newAssetsAfter: Int64? = nil, momentPage: Int = momentPage
+        full: Bool = true, besidePlacesBelow: Int = besidePlacesAssets, newAssetsAfter: Int64? = nil, momentPage: Int = momentPage,
+        wholeAt: Double? = wholeShare
     ) throws -> Summary {
         var summary = Summary()
         var clock = Date()
@@ -59,7 +67,7 @@ public enum Organizer {
             ResourceLimits.releaseFreeMemory()
             clock = Date()
         }
-        let changes = full ? nil : try catalog.organizeChanges()
+        let changes = full ? nil : try catalog.organizeChanges(wholeAt: wholeAt)
         if changes == nil { try catalog.forgetOrganizeInputs() }
         step("changes")
         summary.incremental = changes != nil
@@ -117,7 +125,10 @@ public enum Organizer {
         }
         var placesChanged: [String] = []  // assets whose place, zone or local date the places step changed
         if let changes {
-            placesChanged = try incrementalPlaces(catalog, changes, runID: runID, summary: &summary)
+            // Assets whose row changed in nothing places reads (a renamed folder's, but for the folder of one
+            // without a camera) are no subjects of it, nor inputs that moved.
+            placesChanged = try incrementalPlaces(
+                catalog, changes.removing(Set(changes.unchanged(where: PlaceStage.sameInputs).keys)), runID: runID, summary: &summary)
         } else {
             try fullPlaces(catalog, runID: runID, summary: &summary)
         }
@@ -130,9 +141,13 @@ public enum Organizer {
         do {
             let moments =
                 try changes.flatMap { changes in
-                    try incrementalMoments(
-                        catalog, changed: changes.assetIDs + (try catalog.assetRows(ofLocalIdentifiers: Set(placesChanged))), page: momentPage,
-                        summary: &summary)
+                    // The moment step reads the date, position and local identifier of a live asset, and the
+                    // local date and place the places step sets (those it changed are added): an asset changed in
+                    // none of them stays where it is.
+                    let same = Set(changes.unchanged(where: sameMomentInputs).values)
+                    return try incrementalMoments(
+                        catalog, changed: changes.assetIDs.filter { !same.contains($0) } + (try catalog.assetRows(ofLocalIdentifiers: Set(placesChanged))),
+                        page: momentPage, summary: &summary)
                 } ?? Self.moments(catalog, summary: &summary)
             summary.momentStretches = moments.stretches
             step("moments")
@@ -172,6 +187,12 @@ public enum Organizer {
         }
         step("record")
         return summary
+    }
+
+    /// Whether two rows of an asset give it the same moment item, its place and local date aside (the places
+    /// step says when it changes those).
+    static func sameMomentInputs(_ a: OrganizeRow, _ b: OrganizeRow) -> Bool {
+        a.creationDate == b.creationDate && a.latitude == b.latitude && a.longitude == b.longitude
     }
 
     /// The moments to store, their lists (nil: the stored ones stay), the stored moments they replace (nil:

@@ -39,8 +39,18 @@ public enum PlaceStage {
     static func isUTCInstant(_ source: String?) -> Bool { source?.hasSuffix(" (UTC)") == true }
 
     /// The camera a date without an offset borrows one within: the camera's name, else the folder.
-    static func camera(_ r: OrganizeRow, _ names: inout StringInterner) -> String {
-        names.intern(CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 } ?? "folder:" + r.folder)
+    static func camera(_ r: OrganizeRow, _ names: inout StringInterner) -> String { names.intern(cameraKey(r)) }
+
+    static func cameraKey(_ r: OrganizeRow) -> String {
+        CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 } ?? "folder:" + r.folder
+    }
+
+    /// Whether two rows of an asset are the same to this step: every field `derive` reads (the name breaks ties
+    /// and is quoted in reasons; the folder stands for the camera only without one). An asset whose row changed
+    /// in nothing else — its folder renamed, its burst set — neither gets nor lends other places or zones.
+    static func sameInputs(_ a: OrganizeRow, _ b: OrganizeRow) -> Bool {
+        a.filename == b.filename && a.creationDate == b.creationDate && a.creationDateSource == b.creationDateSource
+            && a.latitude == b.latitude && a.longitude == b.longitude && cameraKey(a) == cameraKey(b)
     }
 
     /// The place information of each row that has some, with this process's gazetteer (none without one).

@@ -98,7 +98,7 @@ import Testing
         -> (Organizer.Summary, [String: [String]])
     {
         let (fullCatalog, fullPath, t) = try Self.copy(catalog, s)
-        let incremental = try Organizer.run(catalog, runID: nil, full: false, momentPage: momentPage)
+        let incremental = try Organizer.run(catalog, runID: nil, full: false, momentPage: momentPage, wholeAt: nil)
         let full = try Organizer.run(fullCatalog, runID: nil, full: true)
         #expect(incremental.incremental && !full.incremental)
         let a = try Self.expectSameOrganizeState(s.catalogPath, fullPath, after: t, names: ("incremental", "full"))
@@ -313,7 +313,7 @@ import Testing
             try catalog.write { db in
                 for _ in 0...(rng.next() % 3) {
                     let id = ids[Int(rng.next() % UInt64(ids.count))]
-                    switch rng.next() % 6 {
+                    switch rng.next() % 8 {
                     case 0, 1:  // beside another asset's time
                         try date(db, id, times[Int(rng.next() % UInt64(times.count))] + Int(rng.next() % 7) - 3)
                     case 2:  // anywhere
@@ -322,6 +322,23 @@ import Testing
                         try db.execute(sql: "UPDATE asset SET latitude = 52.52, longitude = 13.40 WHERE id = ?", arguments: [id])
                     case 4:  // trashed
                         try db.execute(sql: "UPDATE asset SET trashed_at = '2026-01-01T00:00:00Z' WHERE id = ?", arguments: [id])
+                    case 6:  // its folder renamed, or it moved into another's (a camera-less asset's zone is borrowed within its folder)
+                        func folder(_ id: Int64) throws -> (dir: String, parent: String)? {
+                            guard let r = try Row.fetchOne(db, sql: "SELECT dir, primary_path FROM asset WHERE id = ?", arguments: [id]) else { return nil }
+                            let path: String = r[1]
+                            return path.lastIndex(of: "/").map { (r[0], String(path[..<$0])) }
+                        }
+                        guard let from = try folder(id) else { break }
+                        if rng.next() % 2 == 0 {
+                            try db.execute(
+                                sql: "UPDATE asset SET dir = ?, primary_path = ? || '/' || filename WHERE dir = ?",
+                                arguments: [from.dir + "-r\(round)", from.parent + "-r\(round)", from.dir])
+                        } else if let to = try folder(ids[Int(rng.next() % UInt64(ids.count))]) {
+                            try db.execute(
+                                sql: "UPDATE asset SET dir = ?, primary_path = ? || '/' || filename WHERE id = ?", arguments: [to.dir, to.parent, id])
+                        }
+                    case 7:  // another camera
+                        try db.execute(sql: "UPDATE asset SET make = 'Shoebox', model = 'T' || (id % 3) WHERE id = ?", arguments: [id])
                     default:  // restored, or undated
                         if rng.next() % 2 == 0 {
                             try db.execute(sql: "UPDATE asset SET trashed_at = NULL WHERE trashed_at IS NOT NULL")
@@ -366,6 +383,58 @@ import Testing
         let (incremental, _) = try Self.organizeBothWays(catalog, s)
         #expect(incremental.changedAssets == 1)
         #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate == nil, "nothing to borrow from any more")
+    }
+
+    /// The places step reads an asset's name, date, position and camera — the folder only for a file without
+    /// a camera, whose date borrows a zone within its folder. A renamed folder's photos with a camera are no
+    /// subjects of it (nor is anything they could lend to); a camera-less one moved to another folder is, and
+    /// loses the zone its old folder lent it.
+    @Test(
+        .enabled(
+            if: GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"),
+            "needs the gazetteer and exiftool"))
+    func aRenamedFolderChangesNoPlaceButAFileWithoutCameraMovedDoes() async throws {
+        try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        try Self.placeBorderPhotos(
+            [
+                ("elvas.jpg", "trip/anchor.jpg", "2023:07:01 23:30:00"), ("elvas-nogps.jpg", "trip/borrow.jpg", "2023:07:02 00:50:00"),
+                ("elvas.jpg", "scans/anchor.jpg", "2023:07:01 23:00:00"), ("elvas-nogps.jpg", "scans/borrow.jpg", "2023:07:02 00:40:00"),
+            ], in: tree)
+        for f in ["scans/anchor.jpg", "scans/borrow.jpg"] {
+            let r = try Subprocess.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Make=", "-Model=", tree.appendingPathComponent(f).path])
+            try #require(r.status == 0, "exiftool: \(r.stderr)")
+        }
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog)
+        func localDate(_ path: String) throws -> String? {
+            try catalog.placeInfo(try #require(try catalog.findAsset(path)).localIdentifier)?.localDate?.description
+        }
+        #expect(try localDate("trip/borrow.jpg") == "2023-07-02T00:50:00+01:00")
+        #expect(try localDate("scans/borrow.jpg") == "2023-07-02T00:40:00+01:00")
+
+        for (from, to) in [("trip", "trip 2023"), ("scans", "scans-old")] {
+            try FileManager.default.moveItem(at: tree.appendingPathComponent(from), to: tree.appendingPathComponent(to))
+        }
+        _ = try await Self.ingest(tree.path, catalog, organize: false)
+        let (renamed, _) = try Self.organizeBothWays(catalog, s)
+        #expect(renamed.changedAssets == 4)
+        #expect(renamed.places == 1 && renamed.zones == 2, "derived again: the camera-less pair only (\(renamed.places), \(renamed.zones))")
+        #expect(renamed.momentStretches == 0, "no moment item changed")
+        #expect(try localDate("scans-old/borrow.jpg") == "2023-07-02T00:40:00+01:00")
+
+        try FileManager.default.moveItem(
+            at: tree.appendingPathComponent("scans-old/borrow.jpg"), to: tree.appendingPathComponent("trip 2023/scan.jpg"))
+        _ = try await Self.ingest(tree.path, catalog, organize: false)
+        let (moved, _) = try Self.organizeBothWays(catalog, s)
+        #expect(moved.changedAssets == 1)
+        #expect(try localDate("trip 2023/scan.jpg") == nil, "no camera-less photo to borrow from in its new folder")
+
+        // Through an ingest, half the library changed or more is organized whole.
+        try FileManager.default.moveItem(at: tree.appendingPathComponent("trip 2023"), to: tree.appendingPathComponent("trip"))
+        let whole = try await Self.ingest(tree.path, catalog)
+        #expect(whole.organized?.incremental == false, "3 of 4 assets changed")
     }
 
     /// Apple's BurstUUID groups frames across folders: when the representative goes, the frame that takes
