@@ -53,23 +53,27 @@ public enum Organizer {
     /// fields set on assets above it are covered by their `inserted` records, not recorded again (nil: every
     /// change is recorded). `momentPage`: how many recorded items or moments a stretch reads at first on each
     /// side (tests read fewer). `wholeAt`: the share of the recorded assets changed from which the run is full
-    /// all the same (nil: never).
+    /// all the same (nil: never). `afterStep` is called after each step (tests stop an organize half-way).
     public static func run(
         _ catalog: Catalog, runID: Int64?, folderAlbums: FolderAlbums.Mode = .leafAlbums, userSmartAlbums: [SmartAlbumDefinition] = [],
         full: Bool = true, besidePlacesBelow: Int = besidePlacesAssets, newAssetsAfter: Int64? = nil, momentPage: Int = momentPage,
-        wholeAt: Double? = wholeShare
+        wholeAt: Double? = wholeShare, afterStep: (String) throws -> Void = { _ in }
     ) throws -> Summary {
         var summary = Summary()
         var clock = Date()
-        func step(_ name: String) {
+        func step(_ name: String) throws {
+            try afterStep(name)
             summary.steps.append((name, Date().timeIntervalSince(clock)))
             // What the step freed goes back to the system before the next builds its own (see releaseFreeMemory).
             ResourceLimits.releaseFreeMemory()
             clock = Date()
         }
         let changes = full ? nil : try catalog.organizeChanges(wholeAt: wholeAt)
-        if changes == nil { try catalog.forgetOrganizeInputs() }
-        step("changes")
+        // Until this run records its inputs at its end, the record is not complete: one stopped half-way (a
+        // second Ctrl-C, a kill, a full disk) has written some outputs from the changes (a neighbour's zone)
+        // and not the rest (its moment), which the record no longer shows as pending; the next organize is full.
+        try catalog.forgetOrganizeInputs()
+        try step("changes")
         summary.incremental = changes != nil
         var touched = Set<String>()  // assets whose recorded inputs are renewed (incremental runs)
         if let changes {
@@ -121,7 +125,7 @@ public enum Organizer {
         // the walk's either way, and beside places they cost no time.
         if try catalog.liveAssetCount() >= besidePlacesBelow {
             _ = try folderWork.value()  // after the bursts (a burst error is rethrown where they are joined)
-            step("bursts+albums")
+            try step("bursts+albums")
         }
         var placesChanged: [String] = []  // assets whose place, zone or local date the places step changed
         if let changes {
@@ -132,7 +136,7 @@ public enum Organizer {
         } else {
             try fullPlaces(catalog, runID: runID, summary: &summary)
         }
-        step("places")
+        try step("places")
         try PlaceStage.recordIdentity(catalog)
 
         // Moments, clusters and years on local days, from the dates the places step stored (in a function
@@ -150,7 +154,7 @@ public enum Organizer {
                         page: momentPage, summary: &summary)
                 } ?? Self.moments(catalog, summary: &summary)
             summary.momentStretches = moments.stretches
-            step("moments")
+            try step("moments")
 
             // Smart albums: definitions only; membership is computed when read. Stored with the moments while the
             // albums may still be built (neither reads the other).
@@ -164,28 +168,28 @@ public enum Organizer {
                 replacingLists: moments.lists == nil ? [] : [.momentList],
                 only: (moments.replacing?.union(smartAlbums.map(\.localIdentifier)), moments.listsReplacing), momentRecord: moments.record,
                 runID: runID)
-            step("store")
+            try step("store")
         }
 
         let (burstSummary, burstTouched) = try burstWork.value()
         summary.bursts += burstSummary.bursts
         summary.records += burstSummary.records
         touched.formUnion(burstTouched)
-        step("bursts")
+        try step("bursts")
 
         // Albums and folders from the directory tree, one root at a time (built and stored meanwhile: above).
         let folderResult = try folderWork.value()
         summary.albums = folderResult.albums
         summary.records += folderResult.records
         summary.folderTops = folderResult.tops
-        step("albums")
+        try step("albums")
 
         if changes == nil {
             try catalog.markOrganizeInputsComplete()  // the rows: with the albums, above
         } else {
             try catalog.recordOrganizeInputs(touched.sorted(), pendingThrough: changes?.pendingThrough)
         }
-        step("record")
+        try step("record")
         return summary
     }
 

@@ -385,6 +385,42 @@ import Testing
         #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate == nil, "nothing to borrow from any more")
     }
 
+    /// An organize stopped half-way (here by an error after the places step; a second Ctrl-C or a kill alike)
+    /// has changed a neighbour's zone and not its moment: the next organize cannot tell that from the record,
+    /// so it is full, and the catalog is what a full organize of the same state gives. (Incremental, it left
+    /// the neighbour's moment starting at its old instant.)
+    @Test(
+        .enabled(
+            if: GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"),
+            "needs the gazetteer and exiftool"))
+    func anOrganizeStoppedHalfWayIsFollowedByAFullOne() async throws {
+        try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
+        struct Stopped: Error {}
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        try Self.placeBorderPhotos(
+            [
+                ("elvas.jpg", "a/anchor.jpg", "2023:07:01 23:30:00"), ("elvas-nogps.jpg", "b/after-midnight.jpg", "2023:07:02 00:50:00"),
+                ("badajoz.jpg", "c/other.jpg", "2023:07:05 10:00:00"),
+                ("elvas.jpg", "e/june.jpg", "2023:06:01 10:00:00"),
+            ] + (1...9).map { ("badajoz.jpg", "d/\($0).jpg", "2023:07:\(String(format: "%02d", 5 + $0)) 10:00:00") }, in: tree)
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog)
+        try FileManager.default.removeItem(at: tree.appendingPathComponent("a/anchor.jpg"))
+        _ = try await Self.ingest(tree.path, catalog, organize: false)
+        #expect(throws: Stopped.self) {
+            try Organizer.run(catalog, runID: nil, full: false, wholeAt: nil, afterStep: { if $0 == "places" { throw Stopped() } })
+        }
+        let borrowed = try #require(try catalog.findAsset("b/after-midnight.jpg"))
+        #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate == nil, "the places step was done")
+
+        let (fullCatalog, fullPath, t) = try Self.copy(catalog, s)
+        let next = try Organizer.run(catalog, runID: nil, full: false, wholeAt: nil)
+        _ = try Organizer.run(fullCatalog, runID: nil, full: true)
+        #expect(!next.incremental)
+        try Self.expectSameOrganizeState(s.catalogPath, fullPath, after: t, names: ("after the stop", "full"))
+    }
+
     /// The places step reads an asset's name, date, position and camera — the folder only for a file without
     /// a camera, whose date borrows a zone within its folder. A renamed folder's photos with a camera are no
     /// subjects of it (nor is anything they could lend to); a camera-less one moved to another folder is, and
