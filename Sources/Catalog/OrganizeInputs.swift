@@ -123,6 +123,16 @@ extension Catalog {
         }
     }
 
+    /// Whether organize has work left whatever an ingest finds: its record is not complete (an organize
+    /// stopped half-way), or assets were written since it was recorded (`organize_pending`: a `shoebox change`
+    /// of a date, a position or Recently Deleted between ingests).
+    public func organizeIsBehind() throws(CatalogError) -> Bool {
+        try read { db in
+            try Self.metaValue(db, Self.organizeInputMetaKey) != "1"
+                || (try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM organize_pending)") ?? false)
+        }
+    }
+
     /// Records the organize inputs of every live asset (`all`) or of the assets named (by local
     /// identifier), and marks the record complete; the assets written up to `pendingThrough` and those
     /// recorded now are no longer pending.

@@ -510,12 +510,14 @@ public final class Ingestor: Sendable {
         let insertedNow = records0.contains(where: \.isMerge) ? try catalog.identifiersInserted(byRun: runID, after: historyEnd) : []
         summary.countFinished(records0) { insertedNow.contains($0) }
         summary.committedChange = try catalog.currentChangeNumber()
-        // Organize when something changed (or nothing was organized yet): bursts, moments, albums, smart albums.
+        // Organize when something changed (or nothing was organized yet, or what changed since the last organize
+        // is not organized: a `shoebox change`, an organize stopped half-way): bursts, moments, albums, smart albums.
         let neverOrganized = try catalog.collectionCount(type: .smartAlbum) == 0
         // A gazetteer added, removed or updated re-derives places (and the moment titles made from them).
         let placesStale = try PlaceStage.gazetteerChanged(catalog)
         let fullOrganizeEnv = ProcessInfo.processInfo.environment["SHOEBOX_FULL_ORGANIZE"] != nil
-        if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized || !options.userSmartAlbums.isEmpty || placesStale) {
+        let organizeBehind = try options.organize && catalog.organizeIsBehind()
+        if options.organize && (summary.foldersChanged > 0 || !records0.isEmpty || neverOrganized || !options.userSmartAlbums.isEmpty || placesStale || organizeBehind) {
             // Incremental unless the rules or the gazetteer changed (organize is then recomputed whole).
             let organizeStart = Date()
             enter(.organize)
@@ -1196,8 +1198,9 @@ public final class Ingestor: Sendable {
         s.records += try catalog.finishRun(
             s.runID, filesSeen: s.files, filesProbed: 0, errors: 0, elapsed: Date().timeIntervalSince(start), prune: false,
             historyRetentionDays: options.historyRetentionDays)
-        // Organize (its rules are versioned with the rest) when the rules changed or an asset did.
-        if options.organize, try rulesChanged || !s.records.isEmpty || PlaceStage.gazetteerChanged(catalog) {
+        // Organize (its rules are versioned with the rest) when the rules changed or an asset did, or organize is
+        // behind (`Catalog.organizeIsBehind`).
+        if options.organize, try rulesChanged || !s.records.isEmpty || PlaceStage.gazetteerChanged(catalog) || catalog.organizeIsBehind() {
             s.organized = try Organizer.run(catalog, runID: s.runID, userSmartAlbums: options.userSmartAlbums, newAssetsAfter: assetsBefore)
         }
         if s.keptFolders.isEmpty { try catalog.setMetaValue("rules_version", String(options.rules.version)) }

@@ -414,11 +414,43 @@ import Testing
         let borrowed = try #require(try catalog.findAsset("b/after-midnight.jpg"))
         #expect(try catalog.placeInfo(borrowed.localIdentifier)?.localDate == nil, "the places step was done")
 
+        // The next ingest, though no file changed, organizes (whole).
         let (fullCatalog, fullPath, t) = try Self.copy(catalog, s)
-        let next = try Organizer.run(catalog, runID: nil, full: false, wholeAt: nil)
+        let next = try await Self.ingest(tree.path, catalog)
         _ = try Organizer.run(fullCatalog, runID: nil, full: true)
-        #expect(!next.incremental)
+        #expect(next.organized?.incremental == false)
         try Self.expectSameOrganizeState(s.catalogPath, fullPath, after: t, names: ("after the stop", "full"))
+    }
+
+    /// A `shoebox change` of a date, a position or Recently Deleted between ingests writes the asset, not its
+    /// moment: the next ingest organizes it though no file changed (before, the asset stayed in its old moment
+    /// until a file changed somewhere).
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.skipMessage)"))
+    func aChangeBetweenIngestsIsOrganizedByTheNextOne() async throws {
+        let s = try IngestTests.Scratch()
+        let tree = s.url.appendingPathComponent("tree")
+        try Self.link(Corpus.mediaFiles().filter { $0.hasPrefix("osxphotos/") }, into: tree)
+        let catalog = try Catalog(path: s.catalogPath)
+        _ = try await Self.ingest(tree.path, catalog)
+        let dated = try catalog.read { db in
+            try String.fetchAll(db, sql: "SELECT local_identifier FROM asset WHERE creation_date IS NOT NULL ORDER BY local_identifier LIMIT 3")
+        }
+        try #require(dated.count == 3)
+        _ = try catalog.perform(
+            ChangeSet(changes: [
+                Change(op: .setCreationDate, asset: dated[0], date: "2001-01-01T12:00:00+00:00"),
+                Change(op: .setLocation, asset: dated[1], latitude: 52.52, longitude: 13.40), Change(op: .delete, asset: dated[2]),
+            ]))
+        let (fullCatalog, fullPath, t) = try Self.copy(catalog, s)
+        let next = try await Self.ingest(tree.path, catalog)
+        _ = try Organizer.run(fullCatalog, runID: nil, full: true)
+        #expect(next.filesProbed == 0 && next.organized?.incremental == true && next.organized?.changedAssets == 3)
+        try Self.expectSameOrganizeState(s.catalogPath, fullPath, after: t, names: ("the next ingest", "full"))
+        let lid = try #require(try catalog.moments().first { $0.members.contains(dated[0]) }?.localIdentifier)
+        let moment = try #require(try catalog.collections(type: .moment).first { $0.localIdentifier == lid })
+        #expect(moment.startDate?.hasPrefix("2001-01-01") == true, "\(moment.startDate ?? "")")
+        let again = try await Self.ingest(tree.path, catalog)
+        #expect(again.organized == nil, "nothing left to organize")
     }
 
     /// The places step reads an asset's name, date, position and camera — the folder only for a file without
