@@ -544,6 +544,13 @@ public final class Ingestor: Sendable {
             }
             summary.organized = o
             if let note = PlaceStage.missingNote { summary.notes.append(note) }
+            // Organized though this run changed nothing: say why (the run's own lines say nothing changed).
+            if organizeBehind && summary.foldersChanged == 0 && records0.isEmpty && !neverOrganized && !placesStale {
+                summary.notes.append(
+                    o.incremental
+                        ? "organized \(o.changedAssets) assets changed in the catalog since the last organize (shoebox change)"
+                        : "organized the library whole: the last organize stopped half-way")
+            }
         }
         // Thumbnails: every asset's files once (existing ones are skipped by name); failures are error rows.
         if let request = options.thumbnails {

@@ -419,6 +419,7 @@ import Testing
         let next = try await Self.ingest(tree.path, catalog)
         _ = try Organizer.run(fullCatalog, runID: nil, full: true)
         #expect(next.organized?.incremental == false)
+        #expect(next.notes.contains("organized the library whole: the last organize stopped half-way"), "\(next.notes)")
         try Self.expectSameOrganizeState(s.catalogPath, fullPath, after: t, names: ("after the stop", "full"))
     }
 
@@ -445,6 +446,7 @@ import Testing
         let next = try await Self.ingest(tree.path, catalog)
         _ = try Organizer.run(fullCatalog, runID: nil, full: true)
         #expect(next.filesProbed == 0 && next.organized?.incremental == true && next.organized?.changedAssets == 3)
+        #expect(next.notes.contains("organized 3 assets changed in the catalog since the last organize (shoebox change)"), "\(next.notes)")
         try Self.expectSameOrganizeState(s.catalogPath, fullPath, after: t, names: ("the next ingest", "full"))
         let lid = try #require(try catalog.moments().first { $0.members.contains(dated[0]) }?.localIdentifier)
         let moment = try #require(try catalog.collections(type: .moment).first { $0.localIdentifier == lid })
