@@ -211,5 +211,11 @@ struct ChangeCommand: ParsableCommand {
             print(lid)
         }
         FileHandle.standardError.write(Data("applied \(set.changes.count) change\(set.changes.count == 1 ? "" : "s")\n".utf8))
+        // Organize's collections are derived: they follow at the next ingest (docs/changes.md).
+        let organized: Set<Change.Op> = [.setCreationDate, .setLocation, .delete, .restore, .purge]
+        if set.changes.contains(where: { organized.contains($0.op) }) {
+            FileHandle.standardError.write(
+                Data("note: moments, places and bursts follow at the next 'shoebox ingest' (or 'shoebox rederive')\n".utf8))
+        }
     }
 }
