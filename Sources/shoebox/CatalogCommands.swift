@@ -318,6 +318,7 @@ struct IngestCommand: AsyncParsableCommand {
         }
         let summary = try await Ingestor(options: options, catalog: catalog).run { reporter.update($0) }
         try (stored?.merged(with: scope) ?? scope).store(in: catalog)
+        catalog.checkpoint()
         reporter.finish()
         for r in summary.resumed {
             FileHandle.standardError.write(Data("note: resuming run \(r.id) (started \(r.startedAt), \(r.status)): what it committed is kept, the rest is read now\n".utf8))

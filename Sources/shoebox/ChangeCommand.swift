@@ -201,6 +201,7 @@ struct ChangeCommand: ParsableCommand {
         let placeholders: [String: String]
         do {
             placeholders = try catalog.perform(set)
+            catalog.checkpoint()
         } catch {
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
             throw ExitCode(1)

@@ -100,6 +100,7 @@ struct MergeCommand: ParsableCommand {
         let s: Merger.Summary
         do {
             s = try merger.run()
+            all.checkpoint()
         } catch let e as Merger.MergeError {
             FileHandle.standardError.write(Data("error: \(e.description)\n".utf8))
             throw ExitCode(1)

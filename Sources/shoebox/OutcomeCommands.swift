@@ -166,6 +166,7 @@ struct RederiveCommand: ParsableCommand {
         let catalog = try catalogOption.open(.readWrite(create: false))
         let ingestor = Ingestor(options: IngestOptions(roots: [], concurrency: 1), catalog: catalog)
         let s = try ingestor.rederiveAll()
+        catalog.checkpoint()
         var byProperty: [String: [String]] = [:]
         var inserted = 0, updated = 0, deleted = 0
         for r in s.records where r.objectType == "asset" {

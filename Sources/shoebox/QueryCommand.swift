@@ -124,6 +124,7 @@ struct QueryCommand: ParsableCommand {
         if let changes { return try runChanges(changes) }
         if let deleteSaved {
             let catalog = try catalogOption.open(.readWrite(create: false))
+            defer { catalog.checkpoint() }
             guard try catalog.deleteSavedFetch(named: deleteSaved) else {
                 let names = try catalog.savedFetches().map(\.title)
                 FileHandle.standardError.write(Data("error: no saved fetch named '\(deleteSaved)'.\(Suggestion.phrase(for: deleteSaved, in: names))\n".utf8))
@@ -133,6 +134,7 @@ struct QueryCommand: ParsableCommand {
             return
         }
         let catalog = try catalogOption.open(save == nil ? .readOnly : .readWrite(create: false))
+        defer { catalog.checkpoint() }  // a saved fetch written (read-only: nothing)
         IncompleteRunNote.print(catalog)
         var options = FetchOptions()
         // The user's predicate and the convenience filters are compiled separately (so an error's caret
@@ -207,6 +209,7 @@ extension QueryCommand {
     /// `--changes NAME`: PHFetchResultChangeDetails of a saved fetch, in PhotoKit's order.
     func runChanges(_ name: String) throws {
         let catalog = try catalogOption.open(update ? .readWrite(create: false) : .readOnly)
+        defer { catalog.checkpoint() }
         let result: SavedFetchChanges
         do {
             result = try catalog.changeDetails(forSavedFetch: name)

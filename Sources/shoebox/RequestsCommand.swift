@@ -85,7 +85,9 @@ struct RequestsCommand: ParsableCommand {
                 return
             }
             try RequestsManifest.validate(text, file: file)  // before opening: a rejected manifest creates no catalog
-            let records = try catalogOption.open(.readWrite(create: true)).replayCreationRequests(text, file: file, root: root)
+            let catalog = try catalogOption.open(.readWrite(create: true))
+            let records = try catalog.replayCreationRequests(text, file: file, root: root)
+            catalog.checkpoint()
             let count = { (t: String) in records.filter { $0.objectType == t }.count }
             print("replayed \(file): \(count("asset")) assets, \(count("collectionList")) folders, \(count("assetCollection")) albums")
         } catch let e as ManifestError {

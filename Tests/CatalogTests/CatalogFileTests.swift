@@ -31,6 +31,30 @@ import Testing
         #expect(names.allSatisfy { $0.hasPrefix("c.sqlite") }, "\(names)")
     }
 
+    /// While a catalog is open its last commits may be in the write-ahead log only: a copy of the file alone
+    /// is the catalog as it was before them. `checkpoint()` (every command that writes calls it at its end)
+    /// moves them into the file and empties the log, so the file alone is whole even when the process exits
+    /// before closing its connections.
+    @Test func aCheckpointLeavesTheFileAloneWhole() throws {
+        let s = try TestScratch("catalog-checkpoint")
+        let path = s.path("c.sqlite")
+        let catalog = try Catalog(path: path)
+        try catalog.setMetaValue("written", "before the checkpoint")
+        func copy(_ name: String) throws -> String {
+            let to = s.path(name)
+            try FileManager.default.copyItem(atPath: path, toPath: to)
+            return to
+        }
+        let query = "SELECT count(*) FROM meta WHERE key = 'written'"
+        #expect(try SQLiteFiles.strings(try copy("alone.sqlite"), query) == ["0"], "the commit is in the log only")
+        catalog.checkpoint()
+        #expect(try SQLiteFiles.strings(try copy("whole.sqlite"), query) == ["1"])
+        let log = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
+        #expect(log == 0, "the log is emptied (\(log ?? -1) bytes)")
+        // Read-only: nothing to do, nothing thrown.
+        try Catalog(path: path, mode: .readOnly).checkpoint()
+    }
+
     enum Stranger: String, CaseIterable, CustomTestStringConvertible {
         case otherApplication, noShoeboxTables, otherGRDBApplication, empty, text, newer
         var testDescription: String { rawValue }
