@@ -548,7 +548,7 @@ public final class Ingestor: Sendable {
             if organizeBehind && summary.foldersChanged == 0 && records0.isEmpty && !neverOrganized && !placesStale {
                 summary.notes.append(
                     o.incremental
-                        ? "organized \(o.changedAssets) assets changed in the catalog since the last organize (shoebox change)"
+                        ? "organized \(o.changedAssets) asset\(o.changedAssets == 1 ? "" : "s") changed in the catalog since the last organize (shoebox change)"
                         : "organized the library whole: the last organize stopped half-way")
             }
         }
