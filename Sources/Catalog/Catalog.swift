@@ -72,7 +72,7 @@ public final class Catalog: Sendable {
     /// file alone is the catalog once a command that wrote ends — a `cp` of it is whole. Closing the last
     /// connection does the same, but a process may exit before every reference to the catalog is gone (a
     /// background task still holding one): then the log kept the last commits, and a copy of the file alone was
-    /// the catalog as it was before the run (2 of ~1,800 ingests under `Tools/organize-differential.py`). Best
+    /// the catalog as it was before the run (3 of ~1,800 rounds of `Tools/organize-differential.py`). Best
     /// effort: a reader of another process holding the log makes it a partial checkpoint, which the next
     /// writer's completes.
     public func checkpoint() {

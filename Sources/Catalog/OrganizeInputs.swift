@@ -107,14 +107,14 @@ extension Catalog {
             let columnList = Self.organizeColumns
             for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
                 let list = chunk.map(String.init).joined(separator: ",")
-                // The record has no burst reason (read as none), and each row is read with its asset's id.
+                // The record has no burst reason (read as none), and each row is read with its asset's id, last.
                 let before = try Row.fetchCursor(db, sql: "SELECT \(columnList), 0, asset_id FROM organize_input WHERE asset_id IN (\(list))")
                 let after = try Row.fetchCursor(
                     db, sql: "SELECT \(Self.organizeRowColumns), id FROM asset WHERE trashed_at IS NULL AND id IN (\(list))")
                 for (cursor, rows) in [(before, \OrganizeChanges.before), (after, \.after)] {
                     while let r = try cursor.next() {
                         var row = OrganizeRow(row: r, shared: &shared)
-                        row.assetID = r[17]
+                        row.assetID = r[r.count - 1]
                         out[keyPath: rows].append(row)
                     }
                 }

@@ -34,7 +34,7 @@ public enum Organizer {
     public static let momentPage = 64
 
     /// The share of the recorded assets changed from which an incremental organize is full all the same: the
-    /// library's folders renamed, 71k assets of 71k, took 3.2-3.8 s incremental against 2.4 s full, and peaked
+    /// library's folders renamed, 71k assets of 71k, took 3.2-3.8 s incremental against 2.0-2.4 s full, and peaked
     /// 120 MB higher holding every changed asset's row twice; half of them, 1.6-1.8 s against 1.8-1.9 s, 50 MB
     /// higher (Benchmarks/README.md, session 35).
     public static let wholeShare = 0.5

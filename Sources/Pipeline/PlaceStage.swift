@@ -41,6 +41,7 @@ public enum PlaceStage {
     /// The camera a date without an offset borrows one within: the camera's name, else the folder.
     static func camera(_ r: OrganizeRow, _ names: inout StringInterner) -> String { names.intern(cameraKey(r)) }
 
+    /// The same, not interned.
     static func cameraKey(_ r: OrganizeRow) -> String {
         CameraName.display(make: r.make, model: r.model).map { "camera:" + $0 } ?? "folder:" + r.folder
     }
