@@ -68,16 +68,17 @@ public final class Catalog: Sendable {
         try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA cache_size = -\(kib ?? Self.writerCacheKiB)") }
     }
 
-    /// Copies the write-ahead log into the catalog file and empties it (`wal_checkpoint(TRUNCATE)`), so that the
-    /// file alone is the catalog once a command that wrote ends — a `cp` of it is whole. Closing the last
+    /// Copies the write-ahead log into the catalog file (`wal_checkpoint(PASSIVE)`), so that the file alone is the
+    /// catalog once a command that wrote ends — a `cp` of it is whole. Closing the last
     /// connection does the same, but a process may exit before every reference to the catalog is gone (a
     /// background task still holding one): then the log kept the last commits, and a copy of the file alone was
-    /// the catalog as it was before the run (3 of ~1,800 rounds of `Tools/organize-differential.py`). Best
-    /// effort: a reader of another process holding the log makes it a partial checkpoint, which the next
-    /// writer's completes.
+    /// the catalog as it was before the run (3 of ~1,800 rounds of `Tools/organize-differential.py`). Passive:
+    /// it never waits — a `query` of another process still reading an older state keeps the frames after it in
+    /// the log (the next checkpoint copies them); TRUNCATE or RESTART would wait for that reader, up to the
+    /// busy timeout (30 s), at the end of the ingest.
     public func checkpoint() {
         guard mode != .readOnly else { return }
-        try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
     }
 
     /// Runs a write transaction, mapping GRDB errors.

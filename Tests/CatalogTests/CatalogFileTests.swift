@@ -33,8 +33,8 @@ import Testing
 
     /// While a catalog is open its last commits may be in the write-ahead log only: a copy of the file alone
     /// is the catalog as it was before them. `checkpoint()` (every command that writes calls it at its end)
-    /// moves them into the file and empties the log, so the file alone is whole even when the process exits
-    /// before closing its connections.
+    /// copies them into the file, so the file alone is whole even when the process exits before closing its
+    /// connections.
     @Test func aCheckpointLeavesTheFileAloneWhole() throws {
         let s = try TestScratch("catalog-checkpoint")
         let path = s.path("c.sqlite")
@@ -49,8 +49,6 @@ import Testing
         #expect(try SQLiteFiles.strings(try copy("alone.sqlite"), query) == ["0"], "the commit is in the log only")
         catalog.checkpoint()
         #expect(try SQLiteFiles.strings(try copy("whole.sqlite"), query) == ["1"])
-        let log = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
-        #expect(log == 0, "the log is emptied (\(log ?? -1) bytes)")
         // Read-only: nothing to do, nothing thrown.
         try Catalog(path: path, mode: .readOnly).checkpoint()
     }
