@@ -88,6 +88,26 @@ def state(db):
     }
 
 
+def copy(db, to):
+    """The catalog file alone, in place of `to` and its log: a command that wrote left it whole (checkpointed)."""
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(to + suffix):
+            os.remove(to + suffix)
+    shutil.copy(db, to)
+
+
+def same(a_db, b_db, where, made, names):
+    """Whether the two catalogs hold the same state; else prints the first difference."""
+    a, b = state(a_db), state(b_db)
+    for key in a:
+        if a[key] != b[key]:
+            only_a, only_b = sorted(set(a[key]) - set(b[key])), sorted(set(b[key]) - set(a[key]))
+            print(f"{where}: {key} differ ({names[0]} against {names[1]}) after {made}")
+            print(f"  {names[0]} only: {only_a[:3]}\n  {names[1]} only: {only_b[:3]}")
+            return False
+    return True
+
+
 def run(seed, work):
     rng = random.Random(seed)
     base = os.path.join(work, f"seed-{seed}")
@@ -154,36 +174,19 @@ def run(seed, work):
                 made.append((op, "skipped", str(e)[:60]))
         changes += sum(1 for m in made if m[1] != "skipped")
         shoebox("ingest", lib, "--catalog", cat)
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(whole + suffix):
-                os.remove(whole + suffix)
-        # After the ingest the catalog is closed: its WAL is checkpointed, so the file alone is the catalog.
         # The copy is organized whole by the next ingest (nothing changed on disk): its record of a complete
         # organize is taken away, as an organize stopped half-way leaves it.
-        shutil.copy(cat, whole)
+        copy(cat, whole)
         sql(whole, "DELETE FROM meta WHERE key = 'organize_inputs'")
         shoebox("ingest", lib, "--catalog", whole)
-        a, b = state(cat), state(whole)
-        for key in a:
-            if a[key] != b[key]:
-                only_a, only_b = sorted(set(a[key]) - set(b[key])), sorted(set(b[key]) - set(a[key]))
-                print(f"seed {seed}, round {k}: {key} differ after {made}")
-                print(f"  incremental only: {only_a[:3]}\n  whole only: {only_b[:3]}")
-                return False
+        if not same(cat, whole, f"seed {seed}, round {k}", made, ("incremental", "whole")):
+            return False
         if args.rederive:
             # And the assets derived again from the stored facts (`rederive`) are the ones the ingests made.
-            for suffix in ("", "-wal", "-shm"):
-                if os.path.exists(whole + suffix):
-                    os.remove(whole + suffix)
-            shutil.copy(cat, whole)
+            copy(cat, whole)
             shoebox("rederive", "--catalog", whole)
-            a, b = state(cat), state(whole)
-            for key in a:
-                if a[key] != b[key]:
-                    only_a, only_b = sorted(set(a[key]) - set(b[key])), sorted(set(b[key]) - set(a[key]))
-                    print(f"seed {seed}, round {k}: {key} differ from rederive's after {made}")
-                    print(f"  ingests only: {only_a[:3]}\n  rederive only: {only_b[:3]}")
-                    return False
+            if not same(cat, whole, f"seed {seed}, round {k}", made, ("ingests", "rederive")):
+                return False
     print(f"seed {seed}: {args.rounds} rounds, {changes} changes, incremental = whole")
     return True
 

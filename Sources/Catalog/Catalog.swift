@@ -69,10 +69,11 @@ public final class Catalog: Sendable {
     }
 
     /// Copies the write-ahead log into the catalog file (`wal_checkpoint(PASSIVE)`), so that the file alone is the
-    /// catalog once a command that wrote ends — a `cp` of it is whole. Closing the last
-    /// connection does the same, but a process may exit before every reference to the catalog is gone (a
-    /// background task still holding one): then the log kept the last commits, and a copy of the file alone was
-    /// the catalog as it was before the run (3 of ~1,800 rounds of `Tools/organize-differential.py`). Passive:
+    /// catalog once a command that wrote ends — a `cp` of it is whole. Closing the last connection does the
+    /// same, but only if the last reference goes before the process exits: one left on organize's threads
+    /// (`Concurrent` kept its body until the thread ended, now let go before its value is returned) left the last
+    /// commits in the log, and a copy of the file alone was the catalog as it was before the run (3 of ~1,800
+    /// rounds of `Tools/organize-differential.py`); this holds whatever else keeps a reference. Passive:
     /// it never waits — a `query` of another process still reading an older state keeps the frames after it in
     /// the log (the next checkpoint copies them); TRUNCATE or RESTART would wait for that reader, up to the
     /// busy timeout (30 s), at the end of the ingest.

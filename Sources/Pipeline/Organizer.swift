@@ -139,9 +139,8 @@ public enum Organizer {
         try step("places")
         try PlaceStage.recordIdentity(catalog)
 
-        // Moments, clusters and years on local days, from the dates the places step stored (in a function
-        // of their own, so the items, the stored moments and the segmenter's result are freed before albums).
-        // (In a scope of its own: what the moments step built is freed once stored.)
+        // Moments, clusters and years on local days, from the dates the places step stored (in a scope of their
+        // own, so the items, the stored moments and the segmenter's result are freed once stored).
         do {
             let moments =
                 try changes.flatMap { changes in
@@ -941,13 +940,23 @@ public enum Organizer {
 /// steps of the serial end of an ingest do not depend on each other.
 final class Concurrent<T: Sendable>: @unchecked Sendable {
     private var result: Result<T, any Error>?
+    private var body: (@Sendable () throws -> T)?
     private let done = DispatchSemaphore(value: 0)
 
     init(_ body: @escaping @Sendable () throws -> T) {
+        self.body = body
+        // The body (and what it captured: the catalog) is let go before `value()` returns, not when the thread
+        // ends after it: an ingest's last reference to its catalog could be on this thread when the process
+        // exited, and the catalog was never closed — its last commits left in the write-ahead log.
         Thread.detachNewThread { [self] in
-            result = Result { try body() }
+            result = Result { try takeBody()() }
             done.signal()
         }
+    }
+
+    private func takeBody() -> @Sendable () throws -> T {
+        defer { body = nil }
+        return body!
     }
 
     /// The result, once the thread is done (every call after the first returns at once).

@@ -34,9 +34,7 @@ import Testing
 
     /// Facts by path and folder digests: what the spool and the writer's values must leave exactly as before.
     static func storedBytes(_ path: String) throws -> (facts: [String: Data], digests: [String: String]) {
-        var config = Configuration()
-        config.busyMode = .timeout(10)  // the catalog the ingest just used may still be closing (its last checkpoint)
-        let q = try DatabaseQueue(path: path, configuration: config)
+        let q = try DatabaseQueue(path: path)
         defer { try? q.close() }
         return try q.read { db in
             var facts: [String: Data] = [:]

@@ -359,10 +359,7 @@ import Testing
     /// A date without an offset borrows its zone from the same camera up to 3 hours away, across midnight
     /// and across folders: removing the anchor late on one day changes a photo of the next day, which the
     /// incremental organize must derive again (it reaches 2 days either side of a changed asset).
-    @Test(
-        .enabled(
-            if: GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"),
-            "needs the gazetteer and exiftool"))
+    @Test(.needsGazetteerAndExiftool)
     func placesReachTheNextDay() async throws {
         try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
         let s = try IngestTests.Scratch()
@@ -389,10 +386,7 @@ import Testing
     /// has changed a neighbour's zone and not its moment: the next organize cannot tell that from the record,
     /// so it is full, and the catalog is what a full organize of the same state gives. (Incremental, it left
     /// the neighbour's moment starting at its old instant.)
-    @Test(
-        .enabled(
-            if: GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"),
-            "needs the gazetteer and exiftool"))
+    @Test(.needsGazetteerAndExiftool)
     func anOrganizeStoppedHalfWayIsFollowedByAFullOne() async throws {
         try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
         struct Stopped: Error {}
@@ -459,10 +453,7 @@ import Testing
     /// a camera, whose date borrows a zone within its folder. A renamed folder's photos with a camera are no
     /// subjects of it (nor is anything they could lend to); a camera-less one moved to another folder is, and
     /// loses the zone its old folder lent it.
-    @Test(
-        .enabled(
-            if: GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"),
-            "needs the gazetteer and exiftool"))
+    @Test(.needsGazetteerAndExiftool)
     func aRenamedFolderChangesNoPlaceButAFileWithoutCameraMovedDoes() async throws {
         try #require(PlaceStage.missingNote == nil, "\(PlaceStage.missingNote ?? "")")
         let s = try IngestTests.Scratch()
@@ -666,3 +657,9 @@ import Testing
     }
 }
 
+extension Testing.Trait where Self == ConditionTrait {
+    /// The border photos (`placeBorderPhotos`) dated by exiftool and placed by the gazetteer.
+    static var needsGazetteerAndExiftool: Self {
+        .enabled(if: GazetteerFile.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"), "needs the gazetteer and exiftool")
+    }
+}

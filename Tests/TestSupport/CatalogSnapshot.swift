@@ -24,7 +24,6 @@ public struct CatalogSnapshot: Equatable, Sendable {
     public init(path: String) throws {
         var config = Configuration()
         config.readonly = true
-        config.busyMode = .timeout(10)  // the catalog of a run just ended may still be closing (its last checkpoint)
         let q = try DatabaseQueue(path: path, configuration: config)
         defer { try? q.close() }
         try q.read { db in
@@ -126,7 +125,6 @@ extension SQLiteFiles {
     public static func strings(_ path: String, _ sql: String) throws -> [String] {
         var config = Configuration()
         config.readonly = true
-        config.busyMode = .timeout(10)
         let q = try DatabaseQueue(path: path, configuration: config)
         defer { try? q.close() }
         return try q.read { db in try String?.fetchAll(db, sql: sql).map { $0 ?? "NULL" } }

@@ -9,7 +9,6 @@ public enum OrganizeState {
     public static func read(_ path: String, after token: Int64) throws -> [String: [String]] {
         var config = Configuration()
         config.readonly = true
-        config.busyMode = .timeout(10)  // the catalog of a run just ended may still be closing
         let q = try DatabaseQueue(path: path, configuration: config)
         defer { try? q.close() }
         return try q.read { db in
